@@ -1,0 +1,5 @@
+"""Engine subcommands: `replay` and `simulate`."""
+
+from __future__ import annotations
+
+COMMANDS: list = []

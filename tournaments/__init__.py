@@ -1,0 +1,1 @@
+"""Tournament director (pure decisions) and its actor; built by a later issue."""
