@@ -1,0 +1,128 @@
+"""Engines for SQLite and PostgreSQL, the default URL, and transactions with retries."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+
+ENV_VAR = "POKERROOM_DB"
+DEFAULT_SQLITE_FILE = "pokerroom.sqlite"
+READ_ONLY = "ledger_read_only"
+T = TypeVar("T")
+
+_PG_RETRY_STATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock
+
+
+def default_url() -> str:
+    """`$POKERROOM_DB`, or a SQLite file `pokerroom.sqlite` in the working directory."""
+    return os.environ.get(ENV_VAR) or f"sqlite:///{DEFAULT_SQLITE_FILE}"
+
+
+def resolve_url(url: str | None) -> str:
+    """The URL given on the command line, else the default."""
+    return url if url else default_url()
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Parse a URL; plain `postgresql://` means the psycopg (3) driver we ship with."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def sqlite_path(url: str | URL) -> Path | None:
+    """The file of a file-backed SQLite URL, else None."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return None
+    if parsed.database == ":memory:" or parsed.database.startswith("file:"):
+        return None
+    return Path(parsed.database)
+
+
+def make_engine(url: str | URL, *, pool_size: int = 5) -> Engine:
+    """Create an engine with the ledger's connection settings for its backend."""
+    parsed = normalize_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = sa.create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False})
+        _install_sqlite_hooks(engine)
+        return engine
+    return sa.create_engine(parsed, pool_size=pool_size, max_overflow=pool_size)
+
+
+def _install_sqlite_hooks(engine: Engine) -> None:
+    """WAL, synchronous=FULL, foreign keys, and `BEGIN IMMEDIATE` for writes.
+
+    pysqlite's own transaction handling is switched off so that SQLAlchemy's
+    `begin` event can emit the BEGIN itself (the 'pysqlite serializable' recipe).
+    A write transaction takes the write lock at BEGIN, so two writers never both
+    read and then fail to upgrade their lock halfway through a transfer.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = "DEFERRED" if conn.get_execution_options().get(READ_ONLY) else "IMMEDIATE"
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for SQLite busy/locked and PostgreSQL serialization failures and deadlocks."""
+    if not isinstance(exc, sa.exc.DBAPIError):
+        return False
+    orig = exc.orig
+    state = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    if state in _PG_RETRY_STATES:
+        return True
+    text = str(orig).lower()
+    return isinstance(exc, sa.exc.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def backoff(attempt: int) -> None:
+    """Wait a little, with jitter, before retrying a transaction."""
+    time.sleep(random.uniform(0, min(0.002 * (2**attempt), 0.1)))
+
+
+def in_transaction(
+    engine: Engine, work: Callable[[Connection], T], *, read_only: bool = False, attempts: int = 10
+) -> T:
+    """Run `work(conn)` in one transaction, retrying busy/serialization failures."""
+    for attempt in range(attempts):
+        try:
+            with engine.connect() as conn:
+                if read_only:
+                    conn.execution_options(**{READ_ONLY: True})
+                    if conn.dialect.name == "postgresql":
+                        conn.execution_options(isolation_level="REPEATABLE READ")
+                with conn.begin():
+                    return work(conn)
+        except sa.exc.DBAPIError as exc:
+            if attempt + 1 >= attempts or not is_retryable(exc):
+                raise
+            backoff(attempt)
+    raise AssertionError("unreachable")
+
+
+def read(bind: Engine | Connection, work: Callable[[Connection], T]) -> T:
+    """Run read-only `work` on a Connection, or in a snapshot transaction of an Engine."""
+    if isinstance(bind, Connection):
+        return work(bind)
+    return in_transaction(bind, work, read_only=True)

@@ -1,0 +1,122 @@
+"""Account kinds and transfer kinds, and the identifier form of an account."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pokerroom.ledger.errors import (
+    InvalidCurrency,
+    InvalidKind,
+    InvalidOwner,
+    UnknownAccount,
+)
+
+CURRENCY_RE = re.compile(r"^[A-Z][A-Z0-9]{1,7}$")
+MAX_OWNER = 128
+HOUSE = "house"
+
+
+class AccountKind(StrEnum):
+    """What an account holds; every kind but EXTERNAL can never go below zero."""
+
+    WALLET = "wallet"  # a player's cash
+    TDOLLARS = "tdollars"  # a player's tournament money, T$ (T-16)
+    HOUSE_RAKE = "house_rake"  # C-11
+    HOUSE_FEES = "house_fees"  # tournament fees, T-2
+    HOUSE_ROUNDING = "house_rounding"  # what rounding down leaves over, T-7
+    HOUSE_OVERLAY = "house_overlay"  # tops up guarantees, T-6; funded by the operator
+    SEAT_ESCROW = "seat_escrow"  # chips on a cash table, owner = table/seat/player
+    PRIZE_POOL = "prize_pool"  # a tournament's prize pool, T-2 and T-6
+    BOUNTY_POOL = "bounty_pool"  # a bounty tournament's bounties, T-14
+    STAKING_ESCROW = "staking_escrow"  # money buyers paid for action, held until settlement, T-17
+    EXTERNAL = "external"  # the world outside: deposits and withdrawals; may go negative
+
+
+class TransferKind(StrEnum):
+    """Why money moved; stored on every journal entry."""
+
+    DEPOSIT = "deposit"
+    WITHDRAWAL = "withdrawal"
+    BUY_IN = "buy_in"
+    CASH_OUT = "cash_out"
+    HAND_SETTLEMENT = "hand_settlement"
+    RAKE = "rake"
+    FEE = "fee"
+    PRIZE = "prize"
+    BOUNTY = "bounty"
+    OVERLAY = "overlay"
+    ROUNDING = "rounding"
+    STAKE = "stake"
+    REFUND = "refund"
+    CORRECTION = "correction"
+    TRANSFER = "transfer"
+
+
+NEGATIVE_ALLOWED = frozenset({AccountKind.EXTERNAL})
+
+
+def check_currency(currency: object) -> str:
+    """Return `currency` if it is a valid currency code, else raise `invalid_currency`."""
+    if not isinstance(currency, str) or not CURRENCY_RE.match(currency):
+        raise InvalidCurrency(f"bad currency code {currency!r}")
+    return currency
+
+
+def account_kind(kind: object) -> AccountKind:
+    """Coerce to an AccountKind or raise `invalid_kind`."""
+    try:
+        return AccountKind(kind)
+    except ValueError:
+        raise InvalidKind(f"unknown account kind {kind!r}") from None
+
+
+def transfer_kind(kind: object) -> TransferKind:
+    """Coerce to a TransferKind or raise `invalid_kind`."""
+    try:
+        return TransferKind(kind)
+    except ValueError:
+        raise InvalidKind(f"unknown transfer kind {kind!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRef:
+    """Names an account by kind, owner and currency: `wallet:alice:USD`."""
+
+    kind: AccountKind
+    owner: str
+    currency: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", account_kind(self.kind))
+        if not isinstance(self.owner, str) or not self.owner or len(self.owner) > MAX_OWNER:
+            raise InvalidOwner(f"bad account owner {self.owner!r}")
+        check_currency(self.currency)
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}:{self.owner}:{self.currency}"
+
+    @classmethod
+    def parse(cls, text: str) -> AccountRef:
+        """Parse `kind:owner:currency`; the owner may itself contain colons."""
+        kind, sep, rest = text.partition(":")
+        owner, sep2, currency = rest.rpartition(":")
+        if not sep or not sep2:
+            raise UnknownAccount(f"account {text!r} is not of the form kind:owner:currency")
+        return cls(account_kind(kind), owner, currency)
+
+
+def wallet(player: str, currency: str) -> AccountRef:
+    """A player's cash wallet."""
+    return AccountRef(AccountKind.WALLET, player, currency)
+
+
+def house(kind: AccountKind, currency: str) -> AccountRef:
+    """One of the house's accounts (rake, fees, rounding, overlay)."""
+    return AccountRef(kind, HOUSE, currency)
+
+
+def external(currency: str, owner: str = "world") -> AccountRef:
+    """The edge account that mirrors deposits and withdrawals."""
+    return AccountRef(AccountKind.EXTERNAL, owner, currency)

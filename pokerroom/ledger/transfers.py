@@ -1,0 +1,433 @@
+"""Transfers: balanced journal entries with idempotency keys, and reversing corrections (P-2)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from pokerroom.ledger import accounts as acc
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.ledger.errors import (
+    AlreadyReversed,
+    CurrencyMismatch,
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    InvalidKey,
+    InvalidPostings,
+    InvalidReference,
+    Unbalanced,
+    UnknownAccount,
+    UnknownTransfer,
+)
+from pokerroom.ledger.kinds import (
+    NEGATIVE_ALLOWED,
+    AccountRef,
+    TransferKind,
+    account_kind,
+    check_currency,
+    transfer_kind,
+)
+from pokerroom.ledger.schema import accounts, journal, postings
+
+MAX_AMOUNT = 10**15  # minor units; far above any real movement, far below 2**63
+MAX_POSTINGS = 500
+MAX_KEY = 200
+MAX_REFERENCE = 200
+MAX_MEMO = 500
+
+PostingsIn = Mapping[acc.AccountLike, int] | Iterable[tuple[acc.AccountLike, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Posting:
+    """One line of a transfer: the account, the signed amount, and the balance after it."""
+
+    account_id: int
+    account: str
+    amount: int
+    balance_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """A recorded transfer; `replayed` is True when an earlier call with the same key made it."""
+
+    id: int
+    key: str
+    kind: str
+    currency: str
+    reference: str
+    memo: str
+    reverses_id: int | None
+    postings: tuple[Posting, ...]
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    key: str
+    kind: str
+    currency: str
+    reference: str
+    memo: str
+    reverses_id: int | None
+    lines: tuple[tuple[int, int], ...]  # (account id, amount), in the caller's order
+    refs: Mapping[int, AccountRef]
+    content_hash: str
+
+
+def check_amount(amount: object, *, positive: bool = False) -> int:
+    """Return `amount` if it is a non-zero `int` (not bool) within bounds, else `invalid_amount`."""
+    if type(amount) is not int:
+        raise InvalidAmount(f"amount must be an int of minor units, got {amount!r}")
+    if amount == 0 or abs(amount) > MAX_AMOUNT or (positive and amount < 0):
+        raise InvalidAmount(f"amount {amount} is zero, negative or out of range")
+    return amount
+
+
+def _check_text(value: object, limit: int, what: str, *, required: bool = False) -> str:
+    error = InvalidKey if what == "key" else InvalidReference
+    if not isinstance(value, str) or len(value) > limit or (required and not value):
+        raise error(f"bad {what} {value!r}")
+    return value
+
+
+def _lines(postings_in: PostingsIn) -> list[tuple[AccountRef | int, int]]:
+    items = postings_in.items() if isinstance(postings_in, Mapping) else postings_in
+    lines = []
+    for item in items:
+        account, amount = item
+        lines.append((acc.parse_account(account), check_amount(amount)))
+    if len(lines) < 2 or len(lines) > MAX_POSTINGS:
+        raise InvalidPostings(f"a transfer needs 2 to {MAX_POSTINGS} postings, got {len(lines)}")
+    total = sum(amount for _, amount in lines)
+    if total != 0:
+        raise Unbalanced(f"postings sum to {total}, not zero")
+    return lines
+
+
+def _content_hash(draft_fields: dict) -> str:
+    blob = json.dumps(draft_fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _draft(
+    engine: Engine,
+    *,
+    key: str,
+    kind: TransferKind | str,
+    currency: str,
+    postings_in: PostingsIn,
+    reference: str,
+    memo: str,
+    reverses_id: int | None = None,
+) -> _Draft:
+    """Validate everything that needs no database, then resolve refs to ids."""
+    _check_text(key, MAX_KEY, "key", required=True)
+    kind = transfer_kind(kind).value
+    check_currency(currency)
+    _check_text(reference, MAX_REFERENCE, "reference")
+    _check_text(memo, MAX_MEMO, "memo")
+    lines = _lines(postings_in)
+    refs = [a for a, _ in lines if isinstance(a, AccountRef)]
+    for ref in refs:
+        if ref.currency != currency:
+            raise CurrencyMismatch(f"account {ref} is not in {currency}")
+    ids = acc.resolve_refs(engine, refs) if refs else {}
+    id_lines = tuple((ids[a] if isinstance(a, AccountRef) else a, amt) for a, amt in lines)
+    if len({a for a, _ in id_lines}) != len(id_lines):
+        raise InvalidPostings("a transfer names the same account twice")
+    by_id = {ids[r]: r for r in refs}
+    return _seal(key, kind, currency, reference, memo, reverses_id, id_lines, by_id)
+
+
+def _seal(
+    key: str,
+    kind: str,
+    currency: str,
+    reference: str,
+    memo: str,
+    reverses_id: int | None,
+    lines: tuple[tuple[int, int], ...],
+    refs: Mapping[int, AccountRef],
+) -> _Draft:
+    """Build the draft and its content hash: what 'same content' means for a repeated key."""
+    fields = {
+        "kind": kind,
+        "currency": currency,
+        "reference": reference,
+        "memo": memo,
+        "reverses": reverses_id,
+        "postings": sorted(lines),
+    }
+    digest = _content_hash(fields)
+    return _Draft(key, kind, currency, reference, memo, reverses_id, lines, refs, digest)
+
+
+class _StaleIds(Exception):
+    """A cached account id no longer names the account it was cached for."""
+
+
+def _write(conn: Connection, draft: _Draft) -> Transfer:
+    """Insert the entry, lock the accounts in id order, check funds, post, update balances."""
+    journal_id = conn.execute(
+        sa.insert(journal)
+        .values(
+            idempotency_key=draft.key,
+            kind=draft.kind,
+            currency=draft.currency,
+            reference=draft.reference,
+            memo=draft.memo,
+            reverses_id=draft.reverses_id,
+            content_hash=draft.content_hash,
+        )
+        .returning(journal.c.id)
+    ).scalar_one()
+    # Lock in ascending id order so that two transfers never wait on each other in a cycle.
+    ids = sorted(a for a, _ in draft.lines)
+    rows = conn.execute(
+        sa.select(
+            accounts.c.id,
+            accounts.c.kind,
+            accounts.c.owner,
+            accounts.c.currency,
+            accounts.c.balance,
+        )
+        .where(accounts.c.id.in_(ids))
+        .order_by(accounts.c.id)
+        .with_for_update()
+    ).all()
+    by_id = {row.id: row for row in rows}
+    for account_id in ids:
+        row = by_id.get(account_id)
+        ref = draft.refs.get(account_id)
+        if ref is not None and (
+            row is None
+            or (row.kind, row.owner, row.currency) != (ref.kind.value, ref.owner, ref.currency)
+        ):
+            raise _StaleIds()
+        if row is None:
+            raise UnknownAccount(f"no account {account_id}")
+        if row.currency != draft.currency:
+            raise CurrencyMismatch(f"account {account_id} is not in {draft.currency}")
+    lines, updates = [], []
+    for account_id, amount in draft.lines:
+        row = by_id[account_id]
+        after = row.balance + amount
+        name = f"{row.kind}:{row.owner}:{row.currency}"
+        if after < 0 and account_kind(row.kind) not in NEGATIVE_ALLOWED:
+            raise InsufficientFunds(
+                f"{name} holds {row.balance}, needs {-amount}", name, row.balance, -amount
+            )
+        lines.append(Posting(account_id, name, amount, after))
+        updates.append({"b_id": account_id, "b_balance": after})
+    conn.execute(
+        sa.insert(postings),
+        [
+            {
+                "journal_id": journal_id,
+                "account_id": p.account_id,
+                "amount": p.amount,
+                "balance_after": p.balance_after,
+            }
+            for p in lines
+        ],
+    )
+    conn.execute(
+        sa.update(accounts)
+        .where(accounts.c.id == sa.bindparam("b_id"))
+        .values(balance=sa.bindparam("b_balance")),
+        updates,
+    )
+    return Transfer(
+        journal_id,
+        draft.key,
+        draft.kind,
+        draft.currency,
+        draft.reference,
+        draft.memo,
+        draft.reverses_id,
+        tuple(lines),
+    )
+
+
+def _post(engine: Engine, draft: _Draft, attempts: int = 5) -> Transfer:
+    """Write the draft; on a duplicate key, return the first result or raise a conflict."""
+    for attempt in range(attempts):
+        try:
+            return in_transaction(engine, partial(_write, draft=draft))
+        except _StaleIds:
+            acc.forget_cached_ids(engine)
+            draft = _redraft(engine, draft)
+        except sa.exc.IntegrityError:
+            first = get_transfer(engine, key=draft.key)
+            if first is not None:
+                if first.content_hash != draft.content_hash:
+                    raise IdempotencyConflict(
+                        f"key {draft.key!r} was used for transfer {first.transfer.id} "
+                        "with different content"
+                    ) from None
+                return first.replay()
+            if draft.reverses_id is not None and _reversal_of(engine, draft.reverses_id):
+                raise AlreadyReversed(f"transfer {draft.reverses_id} is already reversed") from None
+            if attempt + 1 >= attempts:
+                raise
+    raise RuntimeError(f"transfer {draft.key!r} did not settle after {attempts} attempts")
+
+
+def _redraft(engine: Engine, draft: _Draft) -> _Draft:
+    refs = acc.resolve_refs(engine, draft.refs.values())
+    old_to_new = {old: refs[ref] for old, ref in draft.refs.items()}
+    lines = tuple((old_to_new.get(a, a), amt) for a, amt in draft.lines)
+    by_id = {refs[r]: r for r in draft.refs.values()}
+    d = draft
+    return _seal(d.key, d.kind, d.currency, d.reference, d.memo, d.reverses_id, lines, by_id)
+
+
+def transfer(
+    engine: Engine,
+    *,
+    key: str,
+    kind: TransferKind | str,
+    currency: str,
+    postings: PostingsIn,
+    reference: str = "",
+    memo: str = "",
+) -> Transfer:
+    """Post one balanced transfer; the same key and content again returns the first result (P-2).
+
+    `postings` maps accounts (AccountRef, id, or `kind:owner:currency`) to signed amounts:
+    positive adds to the account, negative takes from it. Accounts named by reference
+    are opened on first use; accounts named by id must exist.
+    """
+    draft = _draft(
+        engine,
+        key=key,
+        kind=kind,
+        currency=currency,
+        postings_in=postings,
+        reference=reference,
+        memo=memo,
+    )
+    return _post(engine, draft)
+
+
+def move(
+    engine: Engine,
+    *,
+    key: str,
+    kind: TransferKind | str,
+    currency: str,
+    source: acc.AccountLike,
+    destination: acc.AccountLike,
+    amount: int,
+    reference: str = "",
+    memo: str = "",
+) -> Transfer:
+    """Move a positive `amount` from `source` to `destination` (a two-posting transfer)."""
+    check_amount(amount, positive=True)
+    return transfer(
+        engine,
+        key=key,
+        kind=kind,
+        currency=currency,
+        reference=reference,
+        memo=memo,
+        postings=[(source, -amount), (destination, amount)],
+    )
+
+
+def reverse(engine: Engine, transfer_id: int, *, key: str, memo: str = "") -> Transfer:
+    """Post a `correction` undoing transfer `transfer_id`; a transfer is reversed at most once."""
+    original = get_transfer(engine, transfer_id=transfer_id)
+    if original is None:
+        raise UnknownTransfer(f"no transfer {transfer_id}")
+    t = original.transfer
+    draft = _draft(
+        engine,
+        key=key,
+        kind=TransferKind.CORRECTION,
+        currency=t.currency,
+        postings_in=[(p.account_id, -p.amount) for p in t.postings],
+        reference=t.reference,
+        memo=memo,
+        reverses_id=t.id,
+    )
+    return _post(engine, draft)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTransfer:
+    """A transfer read back with its content hash."""
+
+    transfer: Transfer
+    content_hash: str
+
+    def replay(self) -> Transfer:
+        """The stored transfer, marked as the answer to a repeated key."""
+        t = self.transfer
+        return Transfer(
+            t.id,
+            t.key,
+            t.kind,
+            t.currency,
+            t.reference,
+            t.memo,
+            t.reverses_id,
+            t.postings,
+            replayed=True,
+        )
+
+
+def get_transfer(
+    bind: Engine | Connection, *, key: str | None = None, transfer_id: int | None = None
+) -> StoredTransfer | None:
+    """The transfer with this key or id, or None."""
+    where = journal.c.idempotency_key == key if key is not None else journal.c.id == transfer_id
+
+    def work(conn: Connection) -> StoredTransfer | None:
+        row = conn.execute(sa.select(journal).where(where)).first()
+        if row is None:
+            return None
+        lines = conn.execute(
+            sa.select(
+                postings.c.account_id,
+                postings.c.amount,
+                postings.c.balance_after,
+                accounts.c.kind,
+                accounts.c.owner,
+                accounts.c.currency,
+            )
+            .join(accounts, accounts.c.id == postings.c.account_id)
+            .where(postings.c.journal_id == row.id)
+            .order_by(postings.c.id)
+        ).all()
+        ps = tuple(
+            Posting(r.account_id, f"{r.kind}:{r.owner}:{r.currency}", r.amount, r.balance_after)
+            for r in lines
+        )
+        t = Transfer(
+            row.id,
+            row.idempotency_key,
+            row.kind,
+            row.currency,
+            row.reference,
+            row.memo,
+            row.reverses_id,
+            ps,
+        )
+        return StoredTransfer(t, row.content_hash)
+
+    return read(bind, work)
+
+
+def _reversal_of(engine: Engine, transfer_id: int) -> bool:
+    query = sa.select(journal.c.id).where(journal.c.reverses_id == transfer_id)
+    return read(engine, lambda conn: conn.execute(query).first() is not None)
