@@ -1,0 +1,108 @@
+"""Migrations: empty -> head -> empty on both databases; the at-head check names the command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from pokerroom.ledger import migrate
+from pokerroom.ledger.db import make_engine
+from pokerroom.ledger.errors import SchemaNotAtHead
+from pokerroom.ledger.kinds import external, wallet
+from pokerroom.ledger.schema import metadata
+from pokerroom.ledger.transfers import move
+
+LEDGER_TABLES = {"accounts", "journal", "postings"}
+
+
+def _tables(engine: sa.Engine) -> set[str]:
+    return set(sa.inspect(engine).get_table_names())
+
+
+def test_upgrade_from_empty_to_head_and_down_again(db_url: str) -> None:
+    """The first revision builds exactly the schema in schema.py, and removes it again."""
+    engine = make_engine(db_url)
+    try:
+        assert migrate.current_revision(engine) is None
+        migrate.upgrade(engine)
+        assert migrate.current_revision(engine) == migrate.head_revision()
+        assert LEDGER_TABLES <= _tables(engine)
+        with engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        migrate.ensure_at_head(engine)
+        migrate.downgrade(engine)
+        assert migrate.current_revision(engine) is None
+        assert not (LEDGER_TABLES & _tables(engine))
+        migrate.upgrade(engine)  # and up again: the downgrade left nothing behind
+        assert migrate.current_revision(engine) == migrate.head_revision()
+    finally:
+        engine.dispose()
+
+
+def test_not_at_head_names_the_upgrade_command(db_url: str) -> None:
+    """ARCH 9: a database not at head is refused with the command that fixes it."""
+    engine = make_engine(db_url)
+    try:
+        with pytest.raises(SchemaNotAtHead) as info:
+            migrate.ensure_at_head(engine)
+        assert info.value.code == "schema_not_at_head"
+        assert "pokerroom db upgrade --db" in str(info.value)
+    finally:
+        engine.dispose()
+
+
+def test_journal_and_postings_are_append_only(engine: sa.Engine) -> None:
+    """P-2: the database itself refuses UPDATE and DELETE on journal and postings."""
+    move(
+        engine,
+        key="k1",
+        kind="deposit",
+        currency="USD",
+        source=external("USD"),
+        destination=wallet("alice", "USD"),
+        amount=100,
+    )
+    for statement in (
+        "UPDATE journal SET memo = 'x'",
+        "DELETE FROM journal",
+        "UPDATE postings SET amount = 5",
+        "DELETE FROM postings",
+    ):
+        with pytest.raises(sa.exc.DBAPIError, match="append-only"), engine.begin() as conn:
+            conn.exec_driver_sql(statement)
+
+
+def test_negative_balance_is_refused_by_the_named_check(engine: sa.Engine) -> None:
+    """The CHECK constraint is named, so a bug that bypasses the code still cannot go negative."""
+    move(
+        engine,
+        key="k1",
+        kind="deposit",
+        currency="USD",
+        source=external("USD"),
+        destination=wallet("alice", "USD"),
+        amount=100,
+    )
+    with pytest.raises(sa.exc.IntegrityError, match="ck_accounts_balance_nonnegative"):
+        with engine.begin() as conn:
+            conn.exec_driver_sql("UPDATE accounts SET balance = -1 WHERE kind = 'wallet'")
+
+
+def test_brand_new_default_sqlite_file_is_created_at_head_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the default SQLite file, when it does not exist yet, is created and upgraded."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POKERROOM_DB", raising=False)
+    engine = migrate.open_ledger_engine("sqlite:///pokerroom.sqlite")
+    try:
+        assert migrate.current_revision(engine) == migrate.head_revision()
+    finally:
+        engine.dispose()
+    assert (tmp_path / "pokerroom.sqlite").exists()
+    with pytest.raises(SchemaNotAtHead):
+        migrate.open_ledger_engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
