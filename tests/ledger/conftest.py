@@ -79,7 +79,7 @@ class QueueReactor:
     def __init__(self) -> None:
         self.calls: queue.Queue[tuple[Callable[..., Any], tuple, dict]] = queue.Queue()
 
-    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:  # noqa: N802
+    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         self.calls.put((f, args, kwargs))
 
     def wait(self, d: Deferred, timeout: float = 30.0) -> Any:

@@ -30,7 +30,7 @@ def test_upgrade_from_empty_to_head_and_down_again(db_url: str) -> None:
         assert migrate.current_revision(engine) is None
         migrate.upgrade(engine)
         assert migrate.current_revision(engine) == migrate.head_revision()
-        assert LEDGER_TABLES <= _tables(engine)
+        assert _tables(engine) >= LEDGER_TABLES
         with engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(conn), metadata) == []
         migrate.ensure_at_head(engine)
@@ -87,9 +87,9 @@ def test_negative_balance_is_refused_by_the_named_check(engine: sa.Engine) -> No
         destination=wallet("alice", "USD"),
         amount=100,
     )
-    with pytest.raises(sa.exc.IntegrityError, match="ck_accounts_balance_nonnegative"):
-        with engine.begin() as conn:
-            conn.exec_driver_sql("UPDATE accounts SET balance = -1 WHERE kind = 'wallet'")
+    refused = pytest.raises(sa.exc.IntegrityError, match="ck_accounts_balance_nonnegative")
+    with refused, engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE accounts SET balance = -1 WHERE kind = 'wallet'")
 
 
 def test_brand_new_default_sqlite_file_is_created_at_head_sqlite(

@@ -51,13 +51,11 @@ def test_deposit_buy_in_and_hand_settlement_balance(engine: sa.Engine) -> None:
             amount=5_000,
         )
     seat = {p: AccountRef(AccountKind.SEAT_ESCROW, f"t1/{p}", USD) for p in players}
+    # p1..p5 lose 500 each; 100 rake (C-11); p0 wins the rest less a leftover cent (T-7).
     settlement: dict[Any, int] = {seat[p]: -500 for p in players[1:]}
-    settlement[seat["p0"]] = 2_400
+    settlement[seat["p0"]] = 2_399
     settlement[house(AccountKind.HOUSE_RAKE, USD)] = 100
-    settlement[house(AccountKind.HOUSE_ROUNDING, USD)] = 0 + 0 or 0  # replaced below
-    settlement.pop(house(AccountKind.HOUSE_ROUNDING, USD))
-    settlement[seat["p0"]] -= 1
-    settlement[house(AccountKind.HOUSE_ROUNDING, USD)] = 1  # T-7 leftover cent
+    settlement[house(AccountKind.HOUSE_ROUNDING, USD)] = 1
     t = transfer(
         engine,
         key="hand:1",
