@@ -1,0 +1,136 @@
+"""The staff commands: `db upgrade`, `ledger check`, `ledger balance`, `ledger statement`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner, Result
+
+from pokerroom.cli import main
+from pokerroom.ledger.kinds import AccountKind, AccountRef, external, wallet
+from pokerroom.ledger.transfers import move
+
+USD = "USD"
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def _seed(engine: sa.Engine) -> None:
+    move(
+        engine,
+        key="dep:alice",
+        kind="deposit",
+        currency=USD,
+        source=external(USD),
+        destination=wallet("alice", USD),
+        amount=5_000,
+    )
+    move(
+        engine,
+        key="buyin:t1:alice",
+        kind="buy_in",
+        currency=USD,
+        source=wallet("alice", USD),
+        destination=AccountRef(AccountKind.SEAT_ESCROW, "t1/s1/alice", USD),
+        amount=2_000,
+        reference="table:t1",
+    )
+
+
+def test_db_upgrade_then_again_is_a_no_op(db_url: str) -> None:
+    """`pokerroom db upgrade --db URL` brings an empty database to head, and is idempotent."""
+    first = _run("db", "upgrade", "--db", db_url)
+    assert first.exit_code == 0, first.output
+    assert "upgraded empty -> 0001" in first.output
+    second = _run("db", "upgrade", "--db", db_url)
+    assert second.exit_code == 0 and "already at head" in second.output
+
+
+def test_check_prints_totals_and_exits_zero_on_a_sound_ledger(
+    engine: sa.Engine, db_url: str
+) -> None:
+    """P-2: totals per currency are zero; per kind they show where the money sits."""
+    _seed(engine)
+    result = _run("ledger", "check", "--db", db_url)
+    assert result.exit_code == 0, result.output
+    assert "2 entries, 4 postings, 3 accounts" in result.output
+    assert "OK:" in result.output
+    lines = [line.split() for line in result.output.splitlines()]
+    assert ["USD", "0"] in lines
+    assert ["USD", "external", "-5000"] in lines
+    assert ["USD", "wallet", "3000"] in lines
+    assert ["USD", "seat_escrow", "2000"] in lines
+
+
+def test_check_exits_one_when_a_cached_balance_was_tampered_with(
+    engine: sa.Engine, db_url: str
+) -> None:
+    """A balance that no longer equals its postings is reported and fails the check."""
+    _seed(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE accounts SET balance = balance + 1 WHERE kind = 'wallet'")
+    result = _run("ledger", "check", "--db", db_url)
+    assert result.exit_code == 1
+    assert "PROBLEM account wallet:alice:USD balance 3001 != postings 3000" in result.output
+    assert "PROBLEM currency USD totals 1, not 0" in result.output
+
+
+def test_balance_and_statement_by_identifier_and_by_id(engine: sa.Engine, db_url: str) -> None:
+    """Staff name an account as kind:owner:currency or by its numeric id."""
+    _seed(engine)
+    by_name = _run("ledger", "balance", "wallet:alice:USD", "--db", db_url)
+    assert by_name.exit_code == 0, by_name.output
+    assert by_name.output.startswith("wallet:alice:USD (id ") and by_name.output.endswith(
+        ": 3000\n"
+    )
+    account_id = by_name.output.split("(id ")[1].split(")")[0]
+    assert _run("ledger", "balance", account_id, "--db", db_url).output == by_name.output
+    statement = _run("ledger", "statement", "wallet:alice:USD", "--db", db_url)
+    assert statement.exit_code == 0, statement.output
+    rows = statement.output.splitlines()
+    assert "deposit" in rows[2] and rows[2].split()[-2:] == ["5000", "dep:alice"]
+    assert "buy_in" in rows[3] and rows[3].split()[-3:] == ["-2000", "3000", "buyin:t1:alice"]
+    escrow = _run("ledger", "statement", "seat_escrow:t1/s1/alice:USD", "--db", db_url)
+    assert escrow.exit_code == 0 and "balance 2000" in escrow.output
+
+
+@pytest.mark.parametrize("account", ["wallet:nobody:USD", "424242", "purse:alice:USD", "alice"])
+def test_unknown_account_is_an_error(engine: sa.Engine, db_url: str, account: str) -> None:
+    """An unknown or malformed account exits 1 with a stable error code."""
+    result = _run("ledger", "balance", account, "--db", db_url)
+    assert result.exit_code == 1
+    assert "unknown_account" in result.output or "invalid_kind" in result.output
+
+
+def test_ledger_commands_refuse_a_database_not_at_head(db_url: str) -> None:
+    """ARCH 9: the error names the command that fixes it."""
+    result = _run("ledger", "check", "--db", db_url)
+    assert result.exit_code == 1
+    assert "schema_not_at_head" in result.output
+    assert "pokerroom db upgrade --db" in result.output
+
+
+def test_env_var_overrides_the_default_database(
+    engine: sa.Engine, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$POKERROOM_DB replaces the default URL when --db is not given."""
+    _seed(engine)
+    monkeypatch.setenv("POKERROOM_DB", db_url)
+    result = _run("ledger", "balance", "wallet:alice:USD")
+    assert result.exit_code == 0 and result.output.endswith(": 3000\n")
+
+
+def test_default_database_is_created_in_the_working_directory_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --db or $POKERROOM_DB, a brand-new pokerroom.sqlite is created at head."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("POKERROOM_DB", raising=False)
+    result = _run("ledger", "check")
+    assert result.exit_code == 0, result.output
+    assert "0 entries, 0 postings, 0 accounts" in result.output
+    assert (tmp_path / "pokerroom.sqlite").exists()
