@@ -37,6 +37,7 @@ class HandConfig:
     rake_bps: int = 0
     rake_cap: int = 0
     rake_without_flop: bool = False
+    ante_trimming: bool = False  # PHH: antes are live and trimmed to the second-largest
 
     def __post_init__(self) -> None:
         n = len(self.starting_stacks)

@@ -53,15 +53,18 @@ class Hand:
         self.seen: set[str] = set()
         self.shown: set[int] = set()
         self.mucked: set[int] = set()
+        self._ranks: dict[int, int] = {}
         self.log: list[ev.Event] = []
         self.street = 0  # 0 preflop, 1 flop, 2 turn, 3 river
         self.phase = Phase.DEAL_HOLE
         self.actor = -1
         self.current_bet = 0
-        self.min_raise = 0
+        self.street_min = 0  # the smallest bet or raise increment on this street
+        self.last_raise = 0  # the largest bet or raise increment on this street so far
         self.bet_count = 0
-        self.acted = [False] * n
-        self.reopened = [True] * n
+        self.acted: set[int] = set()
+        self.short_all_ins: list[int] = []
+        self.to_act: list[int] = []
         self.last_aggressor = -1
         self.saw_flop = False
         self.showdown_done = False
@@ -83,10 +86,20 @@ class Hand:
         """Antes, dead posts, then live blinds and posts (C-2, C-4)."""
         cfg = self.config
         log = self.log
-        for i, ante in enumerate(cfg.antes):
-            if ante:
-                posted = self._post(i, ante)
-                self.dead[i] += posted
+        antes = [self._post(i, ante) if ante else 0 for i, ante in enumerate(cfg.antes)]
+        if cfg.ante_trimming and antes:
+            # Antes are live money trimmed to the second-largest ante (PHH ante trimming).
+            top = max(antes)
+            second = sorted(antes)[-2]
+            if top > second:
+                leader = antes.index(top)
+                self.stacks[leader] += top - second
+                self.contrib[leader] -= top - second
+                antes[leader] = second
+        for i, posted in enumerate(antes):
+            if posted:
+                if not cfg.ante_trimming:
+                    self.dead[i] += posted
                 log.append(ev.AntePosted(i, posted))
         for i, dead in enumerate(cfg.dead_posts):
             if dead:
@@ -101,11 +114,6 @@ class Hand:
                 self.bets[i] = posted
                 log.append(ev.BlindPosted(i, posted))
         self.current_bet = max(self.bets)
-        if self.variant.betting is Betting.FIXED_LIMIT:
-            self.min_raise = cfg.small_bet
-            self.bet_count = 1 if self.current_bet else 0
-        else:
-            self.min_raise = cfg.min_bet
 
     # ------------------------------------------------------------------ dealing
 
@@ -178,55 +186,54 @@ class Hand:
     # ------------------------------------------------------------------ betting rounds
 
     def _start_betting(self) -> None:
-        """Open the betting round of the current street, or skip it if nobody can bet."""
+        """Open the betting round of the current street, or skip it if nobody can bet.
+
+        The players still to act are a queue: it starts at the opener and, after a
+        bet or raise, holds everyone else with chips behind, in turn from the raiser.
+        """
         n = self.n
+        cfg = self.config
         if self.street:
             self.bets = [0] * n
             self.current_bet = 0
-            self.bet_count = 0
-            if self.variant.betting is Betting.FIXED_LIMIT:
-                self.min_raise = self.config.small_bet if self.street < 2 else self.config.big_bet
-            else:
-                self.min_raise = self.config.min_bet
-            start = n - 1  # the first to act is the first live player from index 0
+            opener = 0
         else:
-            start = self._preflop_opener_before()
-        self.acted = [False] * n
-        self.reopened = [True] * n
+            blinds = cfg.blinds_or_straddles
+            bets = self.bets
+            # The opener sits after the largest positional blind (ties: the later seat).
+            top = max(range(n), key=lambda i: (bets[i] if blinds[i] else 0, i))
+            opener = (top + 1) % n
+        if self.variant.betting is Betting.FIXED_LIMIT:
+            self.street_min = cfg.small_bet if self.street < 2 else cfg.big_bet
+        else:
+            self.street_min = cfg.min_bet
+        self.last_raise = 0
+        self.bet_count = 0
+        self.acted = set()
+        self.short_all_ins = []
         self.last_aggressor = -1
         self.phase = Phase.BETTING
-        self.actor = self._next_actor(start)
-        if self.actor < 0:
+        totals = sorted(self.bets[i] + self.stacks[i] for i in range(n) if not self.folded[i])
+        second = totals[-2]
+        queue = []
+        for k in range(n):
+            i = (opener + k) % n
+            # Skip the folded, the all-in, and anyone already covered (nothing left to risk).
+            if not self.folded[i] and self.stacks[i] and second > self.bets[i]:
+                queue.append(i)
+        self.to_act = queue
+        if not queue or (len(queue) == 1 and self.bets[queue[0]] >= self.current_bet):
             self._end_betting_round()
+        else:
+            self.actor = queue[0]
 
-    def _preflop_opener_before(self) -> int:
-        """The seat after which preflop action starts: the last largest positional blind."""
-        blinds = self.config.blinds_or_straddles
-        top = max(blinds)
-        if top == 0:
-            return self.n - 1
-        return max(i for i, b in enumerate(blinds) if b == top)
-
-    def _next_actor(self, after: int) -> int:
-        """The next player who must act after seat `after`, or -1 if the round is over."""
-        n = self.n
-        stacks = self.stacks
-        folded = self.folded
-        able = [i for i in range(n) if not folded[i] and stacks[i] > 0]
-        if not able:
-            return -1
-        if len(able) == 1:
-            i = able[0]
-            if self.bets[i] >= self.current_bet and self._live_count() > 1:
-                return -1  # nobody left to bet against
-        acted = self.acted
-        bets = self.bets
-        current = self.current_bet
-        for step in range(1, n + 1):
-            i = (after + step) % n
-            if not folded[i] and stacks[i] > 0 and (not acted[i] or bets[i] < current):
-                return i
-        return -1
+    def _after_action(self) -> None:
+        """Pass the turn on, or close the round when nobody is left to act."""
+        queue = self.to_act
+        if not queue or self._live_count() <= 1:
+            self._end_betting_round()
+        else:
+            self.actor = queue[0]
 
     def _live_count(self) -> int:
         return self.n - sum(self.folded)
@@ -318,10 +325,11 @@ class Hand:
     def fold(self, player: int) -> None:
         """Fold: the player gives up the hand and what they have put in."""
         self.verify_fold(player)
+        self.to_act.pop(0)
+        self.acted.add(player)
         self.folded[player] = True
-        self.acted[player] = True
         self.log.append(ev.Folded(player))
-        self._advance(player)
+        self._after_action()
 
     # ------------------------------------------------------------------ check or call
 
@@ -349,9 +357,10 @@ class Hand:
             self.stacks[player] -= amount
             self.bets[player] += amount
             self.contrib[player] += amount
-        self.acted[player] = True
+        self.to_act.pop(0)
+        self.acted.add(player)
         self.log.append(ev.CheckedOrCalled(player, amount))
-        self._advance(player)
+        self._after_action()
 
     # ------------------------------------------------------------------ bet or raise
 
@@ -359,55 +368,62 @@ class Hand:
         """The smallest and largest legal bet-or-raise totals for `player`, or None if none."""
         if self.phase is not Phase.BETTING or player != self.actor:
             return None
-        return self._raise_bounds(player)
+        return self._raise_bounds(player) if self._raise_refusal(player) is None else None
 
-    def _raise_bounds(self, player: int) -> tuple[int, int] | None:
-        stack = self.stacks[player]
-        bet = self.bets[player]
+    def _raise_refusal(self, player: int) -> EngineError | None:
+        """Why `player` (whose turn it is) may not bet or raise at all, or None if they may."""
+        bets = self.bets
         current = self.current_bet
-        all_in_to = bet + stack
-        if all_in_to <= current:
-            return None  # can only call, all-in
-        if not self.reopened[player]:
-            return None
-        others_can_act = False
+        owed = self.call_amount(player)
+        if owed < self.last_raise:
+            return EngineError(errors.RAISE_NOT_REOPENED, "a short all-in cannot be raised")
+        cap = self.config.max_bets_per_street
+        if (
+            self.variant.betting is Betting.FIXED_LIMIT
+            and cap is not None
+            and self.bet_count >= cap
+        ):
+            return EngineError(errors.BETTING_CAPPED, "the betting is capped on this street")
+        if (
+            self.short_all_ins
+            and sum(self.short_all_ins) < self.last_raise
+            and player in self.acted
+        ):
+            return EngineError(
+                errors.RAISE_NOT_REOPENED, "a short all-in did not reopen the betting"
+            )
+        if self.stacks[player] <= current - bets[player]:
+            return EngineError(errors.INSUFFICIENT_CHIPS, "not enough chips to raise; call all-in")
         for i in range(self.n):
-            if i != player and not self.folded[i] and self.stacks[i] > 0:
-                others_can_act = True
-                break
-        if not others_can_act:
-            return None
-        betting = self.variant.betting
-        if betting is Betting.FIXED_LIMIT:
-            cap = self.config.max_bets_per_street
-            if cap is not None and self.bet_count >= cap:
+            if i != player and not self.folded[i] and self.stacks[i] + bets[i] > current:
                 return None
-            to = current + self.min_raise
-            if to > all_in_to:
-                to = all_in_to
-            return to, to
-        low = current + self.min_raise
+        return EngineError(errors.NOTHING_TO_RAISE, "every other player is all-in or covered")
+
+    def _raise_bounds(self, player: int) -> tuple[int, int]:
+        bets = self.bets
+        current = self.current_bet
+        all_in_to = bets[player] + self.stacks[player]
+        low = (self.last_raise if self.last_raise > self.street_min else self.street_min) + current
         if low > all_in_to:
             low = all_in_to
-        high = all_in_to
-        if betting is Betting.POT_LIMIT:
-            pot_after_call = sum(self.contrib) + (current - bet)
-            limit = current + pot_after_call
-            if limit < high:
-                high = limit
-            if low > high:
-                low = high
-        return low, high
+        betting = self.variant.betting
+        if betting is Betting.NO_LIMIT:
+            return low, all_in_to
+        if betting is Betting.FIXED_LIMIT:
+            return low, low
+        pot_to = 2 * current - bets[player] + sum(self.contrib)
+        high = pot_to if pot_to > low else low
+        return low, high if high < all_in_to else all_in_to
 
     def verify_bet_or_raise(self, player: int, to: int) -> None:
         """Raise unless `player` may make their bet this round total `to` chips."""
         self._check_turn(player)
         if not isinstance(to, int) or isinstance(to, bool) or to <= 0:
             raise EngineError(errors.INVALID_AMOUNT, f"{to!r} is not a positive whole amount")
-        bounds = self._raise_bounds(player)
-        if bounds is None:
-            self._explain_no_raise(player)
-        low, high = bounds  # type: ignore[misc]
+        refusal = self._raise_refusal(player)
+        if refusal is not None:
+            raise refusal
+        low, high = self._raise_bounds(player)
         if to > self.bets[player] + self.stacks[player]:
             raise EngineError(errors.INSUFFICIENT_CHIPS, f"only {self.stacks[player]} chips behind")
         if to < low:
@@ -418,22 +434,6 @@ class Hand:
             if self.variant.betting is Betting.POT_LIMIT:
                 raise EngineError(errors.ABOVE_POT_LIMIT, f"the pot limit is to {high}")
             raise EngineError(errors.NOT_FIXED_LIMIT_SIZE, f"the bet must be to {high}")
-
-    def _explain_no_raise(self, player: int) -> None:
-        if self.bets[player] + self.stacks[player] <= self.current_bet:
-            raise EngineError(errors.INSUFFICIENT_CHIPS, "not enough chips to raise; call all-in")
-        if not self.reopened[player]:
-            raise EngineError(
-                errors.RAISE_NOT_REOPENED, "a short all-in did not reopen the betting"
-            )
-        cap = self.config.max_bets_per_street
-        if (
-            self.variant.betting is Betting.FIXED_LIMIT
-            and cap is not None
-            and self.bet_count >= cap
-        ):
-            raise EngineError(errors.BETTING_CAPPED, "the betting is capped on this street")
-        raise EngineError(errors.NOTHING_TO_RAISE, "every other player is all-in")
 
     def can_bet_or_raise(self, player: int, to: int | None = None) -> bool:
         """Whether `player` may bet or raise now (to `to`, if given)."""
@@ -446,49 +446,48 @@ class Hand:
         return True
 
     def bet_or_raise(self, player: int, to: int) -> None:
-        """Bet or raise so that the player's bet this round totals `to`."""
+        """Bet or raise so that the player's bet this round totals `to`.
+
+        A raise of at least the last full raise reopens the betting to everyone; a
+        short all-in does not, unless short all-ins in a row add up to a full raise.
+        """
         self.verify_bet_or_raise(player, to)
+        n = self.n
         added = to - self.bets[player]
         self.stacks[player] -= added
         self.bets[player] = to
         self.contrib[player] += added
         increment = to - self.current_bet
-        full = increment >= self.min_raise
-        if full:
-            self.min_raise = (
-                increment if self.variant.betting is not Betting.FIXED_LIMIT else self.min_raise
-            )
-            reopened = self.reopened
-            for i in range(self.n):
-                reopened[i] = True
-        self.bet_count += 1
         self.current_bet = to
+        stacks = self.stacks
+        folded = self.folded
+        self.to_act = [
+            i for i in ((player + k) % n for k in range(1, n)) if not folded[i] and stacks[i]
+        ]
+        if increment >= self.last_raise:
+            self.acted = {player}
+        else:
+            self.acted.add(player)
+        if increment > self.last_raise:
+            self.last_raise = increment
+        self.bet_count += 1
+        if stacks[player]:
+            self.short_all_ins = []
+        else:
+            self.short_all_ins.append(increment)
+        if sum(self.short_all_ins) >= self.last_raise:
+            self.short_all_ins = []
         self.last_aggressor = player
-        self.acted[player] = True
-        self.reopened[player] = False
-        self.log.append(ev.BetOrRaised(player, to, added, self.stacks[player] == 0))
-        self._advance(player)
+        self.log.append(ev.BetOrRaised(player, to, added, stacks[player] == 0))
+        self._after_action()
 
     # ------------------------------------------------------------------ moving on
-
-    def _advance(self, player: int) -> None:
-        """After an action: the next actor, or the end of the round."""
-        if not self.folded[player]:
-            self.reopened[player] = False
-        if self._live_count() == 1:
-            self._end_betting_round()
-            return
-        nxt = self._next_actor(player)
-        if nxt < 0:
-            self._end_betting_round()
-        else:
-            self.actor = nxt
 
     def legal_actions(self, player: int) -> LegalActions | None:
         """What `player` may do now, or None if it is not their turn."""
         if self.phase is not Phase.BETTING or player != self.actor:
             return None
-        bounds = self._raise_bounds(player)
+        bounds = self._raise_bounds(player) if self._raise_refusal(player) is None else None
         return LegalActions(
             player=player,
             can_fold=self.bets[player] < self.current_bet,
@@ -581,9 +580,13 @@ class Hand:
         return build_pots(bets, [not f for f in self.folded], sum(dead))
 
     def _rank(self, player: int) -> int:
-        hole = self.holes[player]
-        assert hole is not None
-        return rank_hand(self.variant.omaha, hole, tuple(self.board))
+        """The player's hand rank on the final board, computed once per player."""
+        rank = self._ranks.get(player)
+        if rank is None:
+            hole = self.holes[player]
+            assert hole is not None
+            rank = self._ranks[player] = rank_hand(self.variant.omaha, hole, tuple(self.board))
+        return rank
 
     # ------------------------------------------------------------------ the end
 

@@ -23,6 +23,9 @@ def config_from_history(history: HandHistory) -> HandConfig:
     n = len(stacks)
     antes = _per_player(fields.get("antes", 0), n)
     blinds = _per_player(fields.get("blinds_or_straddles", 0), n)
+    if n == 2:
+        # Heads-up, PHH lists the forced bets small blind first, but p1 is the big blind.
+        antes, blinds = antes[::-1], blinds[::-1]
     try:
         return HandConfig(
             variant=variant,
@@ -32,6 +35,7 @@ def config_from_history(history: HandHistory) -> HandConfig:
             min_bet=int(fields.get("min_bet", 0) or 0),
             small_bet=int(fields.get("small_bet", 0) or 0),
             big_bet=int(fields.get("big_bet", 0) or 0),
+            ante_trimming=bool(fields.get("ante_trimming_status", False)),
         )
     except (TypeError, ValueError) as exc:
         raise EngineError(errors.BAD_HISTORY, str(exc)) from exc
