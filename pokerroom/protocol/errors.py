@@ -1,0 +1,98 @@
+"""ProtocolError and the stable error codes a client can rely on (RULES P-1).
+
+Every refused request is answered with `{"type": "error", "id": ..., "code": ..., "message": ...}`.
+`code` never changes meaning once released; `message` is for people and may change.
+The table actor (pokerroom.cash) raises ProtocolError with its own codes and with the engine's
+codes (pokerroom.engine.errors); docs/PROTOCOL.md lists all of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ProtocolError(Exception):
+    """A refused request: `code` is stable, `message` is readable; nothing was changed (P-1)."""
+
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.details = dict(details or {})
+
+    def to_message(self, request_id: object = None) -> dict[str, Any]:
+        """The `error` frame answering the request `request_id`."""
+        frame: dict[str, Any] = {
+            "type": "error",
+            "id": request_id,
+            "code": self.code,
+            "message": self.message,
+        }
+        if self.details:
+            frame["details"] = self.details
+        return frame
+
+
+# -- framing and message shape ------------------------------------------------------------
+BAD_FRAME = "bad_frame"  # not UTF-8, not JSON, or not a JSON object
+FRAME_TOO_LARGE = "frame_too_large"  # a frame longer than 64 KiB; the connection is closed
+UNKNOWN_MESSAGE = "unknown_message"  # `type` names no client message
+MISSING_FIELD = "missing_field"  # a required field is absent
+UNKNOWN_FIELD = "unknown_field"  # a field the message does not have
+BAD_FIELD = "bad_field"  # a field has the wrong type or an invalid value
+INVALID_AMOUNT = "invalid_amount"  # an amount is negative, zero where not allowed, or not an int
+IDENTITY_NOT_ALLOWED = "identity_not_allowed"  # a field tried to name the acting player
+BAD_REQUEST_ID = "bad_request_id"  # `id` missing or not a short string / int
+
+# -- handshake and accounts ---------------------------------------------------------------
+HELLO_REQUIRED = "hello_required"  # the first message must be `hello`
+ALREADY_GREETED = "already_greeted"  # `hello` sent twice
+UNSUPPORTED_VERSION = "unsupported_version"  # the server does not speak this protocol version
+LOGIN_REQUIRED = "login_required"  # this request needs a logged-in player
+ALREADY_LOGGED_IN = "already_logged_in"  # register/login/resume on a logged-in session
+BAD_NAME = "bad_name"  # a player name is not [a-z0-9_]{3,20}
+NAME_TAKEN = "name_taken"  # register: the name exists
+WEAK_PASSWORD = "weak_password"  # register: shorter than 8 or longer than 256 characters
+BAD_CREDENTIALS = "bad_credentials"  # login: unknown name or wrong password (never says which)
+BAD_TOKEN = "bad_token"  # resume: unknown, used or expired token
+NOT_MODERATOR = "not_moderator"  # a moderator-only request from a player who is not one
+DEPOSITS_DISABLED = "deposits_disabled"  # the dev-only `deposit` is off in this room
+
+# -- lobby and tables ---------------------------------------------------------------------
+UNKNOWN_TABLE = "unknown_table"  # no table has this table_id
+TABLE_CAP_REACHED = "table_cap_reached"  # C-1: one table more than the client kind allows
+NOT_AT_TABLE = "not_at_table"  # the request needs the table to be open for this player
+
+# -- chat (C-13) ----------------------------------------------------------------------------
+CHAT_MUTED = "chat_muted"  # the player is muted at this table or everywhere
+CHAT_RATE_LIMITED = "chat_rate_limited"  # too many lines too fast
+CHAT_REPEATED = "chat_repeated"  # the same line again (spam)
+CHAT_FLOOD = "chat_flood"  # emoji / symbol / repeated-character flood
+CHAT_ADVERTISING = "chat_advertising"  # links and web addresses
+CHAT_LANGUAGE = "chat_language"  # a word on the room's list (slurs, threats, collusion talk)
+CHAT_HAND_IN_PROGRESS = "chat_hand_in_progress"  # talk about a running hand by a non-player
+CHAT_TOO_LONG = "chat_too_long"  # longer than the room's maximum line
+CHAT_EMPTY = "chat_empty"  # nothing but white space
+
+# -- disconnect reasons (sent in a `goodbye` frame before closing) -------------------------
+SLOW_READER = "slow_reader"  # the client did not read its messages; its queue overflowed
+IDLE_TIMEOUT = "idle_timeout"  # nothing heard from the client for too long
+SESSION_REPLACED = "session_replaced"  # the same player logged in on another connection
+SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+
+# -- anything else --------------------------------------------------------------------------
+INTERNAL_ERROR = "internal_error"  # a bug on the server side; the request changed nothing
+UNAVAILABLE = "unavailable"  # the feature exists in the protocol but not in this server yet
+
+SESSION_CODES: tuple[str, ...] = tuple(
+    value
+    for name, value in list(globals().items())
+    if name.isupper() and isinstance(value, str) and name != "SESSION_CODES"
+)
+
+
+def amount_error(field: str, value: object) -> ProtocolError:
+    """The `invalid_amount` error for a money field that is not a positive int."""
+    return ProtocolError(
+        INVALID_AMOUNT, f"{field} must be a positive whole number of cents, got {value!r}"
+    )
