@@ -1,0 +1,102 @@
+"""JSON lines: one UTF-8 JSON object per line, at most 64 KiB a frame (docs/PROTOCOL.md).
+
+Pure: bytes in, frames out. `FrameDecoder.feed` accepts data split at any byte and returns
+each complete frame as a dict, or as a ProtocolError for a line that is not a JSON object
+(the connection survives that). A line longer than MAX_FRAME raises `frame_too_large`:
+the session answers and closes, because the rest of the stream cannot be trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+
+#: Largest frame in bytes, not counting the terminating newline.
+MAX_FRAME = 64 * 1024
+NEWLINE = b"\n"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed")
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build a JSON object, refusing a key given twice (no smuggled second `id`)."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def decode_frame(line: bytes) -> dict[str, Any]:
+    """Parse one frame's bytes (newline removed) into a dict, or raise `bad_frame`."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtocolError(errors.BAD_FRAME, "frame is not valid UTF-8") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(errors.BAD_FRAME, f"frame is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ProtocolError(errors.BAD_FRAME, "a frame must be one JSON object")
+    return value
+
+
+def encode_frame(message: dict[str, Any]) -> bytes:
+    """Serialise one message as a compact JSON line; refuse one larger than MAX_FRAME."""
+    data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    raw = data.encode("utf-8")
+    if len(raw) > MAX_FRAME:
+        raise ValueError(f"outbound frame of {len(raw)} bytes exceeds {MAX_FRAME}")
+    return raw + NEWLINE
+
+
+class FrameDecoder:
+    """Reassembles frames from a byte stream split anywhere."""
+
+    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+        self.max_frame = max_frame
+        self._buffer = bytearray()
+
+    @property
+    def pending(self) -> int:
+        """Bytes received that do not yet end a frame."""
+        return len(self._buffer)
+
+    def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
+        """Add bytes; return the frames they complete. Raises `frame_too_large` (fatal)."""
+        self._buffer += data
+        frames: list[dict[str, Any] | ProtocolError] = []
+        start = 0
+        while True:
+            end = self._buffer.find(NEWLINE, start)
+            if end < 0:
+                break
+            line = bytes(self._buffer[start:end])
+            start = end + 1
+            if len(line) > self.max_frame:
+                raise self._too_large()
+            if not line.strip():
+                continue  # blank lines are allowed between frames and ignored
+            try:
+                frames.append(decode_frame(line))
+            except ProtocolError as exc:
+                frames.append(exc)
+        del self._buffer[:start]
+        if len(self._buffer) > self.max_frame:
+            raise self._too_large()
+        return frames
+
+    def _too_large(self) -> ProtocolError:
+        self._buffer.clear()
+        return ProtocolError(
+            errors.FRAME_TOO_LARGE, f"a frame may hold at most {self.max_frame} bytes"
+        )
