@@ -1,0 +1,210 @@
+"""The chat service (C-13): mutes, rate limit, repeats, filters, and a log of every line.
+
+Decisions are made on the reactor thread from memory, with time from an injected
+IReactorTime; lines and mutes are written through the ledger's thread pool to the
+`chat_lines` and `chat_mutes` tables (refused lines too, with their code).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.engine import Engine
+from twisted.internet.defer import Deferred, succeed
+from twisted.internet.interfaces import IReactorTime
+
+from pokerroom.chat.filters import ChatRules, first_problem, normalise
+from pokerroom.ledger import LedgerService
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.server.schema import chat_lines, chat_mutes
+
+log = structlog.get_logger("pokerroom.chat")
+
+MESSAGES = {
+    errors.CHAT_EMPTY: "the line is empty",
+    errors.CHAT_TOO_LONG: "the line is too long",
+    errors.CHAT_HAND_IN_PROGRESS: "no talk about a hand in progress by a player not in it",
+    errors.CHAT_ADVERTISING: "links and advertising are not allowed",
+    errors.CHAT_LANGUAGE: "that language is not allowed here",
+    errors.CHAT_FLOOD: "too many symbols or repeated characters",
+    errors.CHAT_REPEATED: "you just said that",
+    errors.CHAT_RATE_LIMITED: "you are chatting too fast; wait a moment",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Mute:
+    """A mute: at `table_id` (None: everywhere), until `until_ms` (None: for good)."""
+
+    id: int
+    player: str
+    table_id: str | None
+    until_ms: int | None
+
+    def applies(self, table_id: str | None, now_ms: int) -> bool:
+        """True if it silences the player at `table_id` at `now_ms`."""
+        at_table = self.table_id is None or self.table_id == table_id
+        return at_table and (self.until_ms is None or now_ms < self.until_ms)
+
+
+def _insert_line(
+    engine: Engine, at_ms: int, table_id: str | None, player: str, text: str, refused: str | None
+) -> int:
+    values = dict(at_ms=at_ms, table_id=table_id, player=player, text=text, refused=refused)
+    return in_transaction(
+        engine,
+        lambda conn: conn.execute(sa.insert(chat_lines).values(**values)).inserted_primary_key[0],
+    )
+
+
+def _insert_mute(engine: Engine, values: dict) -> int:  # type: ignore[type-arg]
+    return in_transaction(
+        engine,
+        lambda conn: conn.execute(sa.insert(chat_mutes).values(**values)).inserted_primary_key[0],
+    )
+
+
+def _lift_mutes(engine: Engine, ids: list[int], now_ms: int) -> None:
+    stmt = chat_mutes.update().where(chat_mutes.c.id.in_(ids)).values(lifted_ms=now_ms)
+    in_transaction(engine, lambda conn: conn.execute(stmt))
+
+
+def _active_mutes(engine: Engine, now_ms: int) -> list[Mute]:
+    query = sa.select(chat_mutes).where(
+        chat_mutes.c.lifted_ms.is_(None),
+        sa.or_(chat_mutes.c.until_ms.is_(None), chat_mutes.c.until_ms > now_ms),
+    )
+    rows = read(engine, lambda conn: list(conn.execute(query)))
+    return [Mute(r.id, r.player, r.table_id, r.until_ms) for r in rows]
+
+
+def chat_log(engine: Engine, table_id: str | None = None, limit: int = 100) -> list[dict]:  # type: ignore[type-arg]
+    """The latest chat lines (accepted and refused), oldest first: for staff and tests."""
+    query = sa.select(chat_lines).order_by(chat_lines.c.id.desc()).limit(limit)
+    if table_id is not None:
+        query = query.where(chat_lines.c.table_id == table_id)
+    rows = read(engine, lambda conn: list(conn.execute(query)))
+    return [dict(r._mapping) for r in reversed(rows)]
+
+
+class ChatService:
+    """Accepts or refuses chat lines (C-13) and keeps every one of them."""
+
+    def __init__(self, clock: IReactorTime, ledger: LedgerService, rules: ChatRules) -> None:
+        self.clock = clock
+        self.ledger = ledger
+        self.rules = rules
+        self._mutes: dict[str, list[Mute]] = {}
+        self._recent: dict[str, deque[float]] = {}
+        self._last_lines: dict[str, deque[tuple[float, str]]] = {}
+
+    def now_ms(self) -> int:
+        """The clock in ms."""
+        return int(self.clock.seconds() * 1000)
+
+    def load(self) -> Deferred[None]:
+        """Read the active mutes from the database (at start-up)."""
+        d = self.ledger.run(_active_mutes, self.now_ms())
+
+        def keep(mutes: list[Mute]) -> None:
+            self._mutes.clear()
+            for mute in mutes:
+                self._mutes.setdefault(mute.player, []).append(mute)
+
+        return d.addCallback(keep)
+
+    def mute_of(self, player: str, table_id: str | None) -> Mute | None:
+        """The mute silencing `player` at `table_id` now, if any."""
+        now = self.now_ms()
+        return next((m for m in self._mutes.get(player, []) if m.applies(table_id, now)), None)
+
+    def post(
+        self, player: str, table_id: str, text: str, *, in_hand: bool, hand_running: bool
+    ) -> Deferred[dict]:  # type: ignore[type-arg]
+        """Check a line; fires with the `chat` event once stored, or fails with the reason."""
+        now = self.clock.seconds()
+        code = self._check(player, table_id, text, now, in_hand=in_hand, hand_running=hand_running)
+        at_ms = int(now * 1000)
+        stored = self.ledger.run(_insert_line, at_ms, table_id, player, text, code)
+        if code is not None:
+            stored.addErrback(lambda f: log.error("chat_store_failed", error=str(f.value)))
+            mute = self.mute_of(player, table_id) if code == errors.CHAT_MUTED else None
+            details = {"until_ms": mute.until_ms} if mute is not None else None
+            message = MESSAGES.get(code) or "you are muted"
+            raise ProtocolError(code, message, details)
+        self._recent.setdefault(player, deque()).append(now)
+        self._last_lines.setdefault(player, deque()).append((now, normalise(text)))
+        event = {"type": "chat", "table_id": table_id, "player": player, "text": text}
+        event["at_ms"] = at_ms
+        return stored.addCallback(lambda _id: event)
+
+    def _check(
+        self,
+        player: str,
+        table_id: str,
+        text: str,
+        now: float,
+        *,
+        in_hand: bool,
+        hand_running: bool,
+    ) -> str | None:
+        if self.mute_of(player, table_id) is not None:
+            return errors.CHAT_MUTED
+        recent = self._recent.setdefault(player, deque())
+        while recent and recent[0] <= now - self.rules.rate_seconds:
+            recent.popleft()
+        if len(recent) >= self.rules.rate_lines:
+            return errors.CHAT_RATE_LIMITED
+        code = first_problem(text, self.rules, in_hand=in_hand, hand_running=hand_running)
+        if code is not None:
+            return code
+        lines = self._last_lines.setdefault(player, deque())
+        while lines and lines[0][0] <= now - self.rules.repeat_seconds:
+            lines.popleft()
+        folded = normalise(text)
+        if folded and any(previous == folded for _, previous in lines):
+            return errors.CHAT_REPEATED
+        return None
+
+    def mute(
+        self,
+        player: str,
+        *,
+        by: str,
+        table_id: str | None = None,
+        minutes: int | None = None,
+        reason: str = "",
+    ) -> Deferred[Mute]:
+        """Mute `player` at a table or everywhere, for `minutes` or for good (C-13)."""
+        now = self.now_ms()
+        until = None if minutes is None else now + minutes * 60_000
+        values = dict(
+            player=player,
+            table_id=table_id,
+            until_ms=until,
+            by_player=by,
+            reason=reason,
+            created_ms=now,
+        )
+
+        def keep(mute_id: int) -> Mute:
+            mute = Mute(mute_id, player, table_id, until)
+            self._mutes.setdefault(player, []).append(mute)
+            log.info("chat_muted", player_id=player, table_id=table_id, by=by, until_ms=until)
+            return mute
+
+        return self.ledger.run(_insert_mute, values).addCallback(keep)
+
+    def unmute(self, player: str, table_id: str | None = None) -> Deferred[int]:
+        """Lift the player's mutes at `table_id` (None: the global ones); fires with the count."""
+        lifted = [m for m in self._mutes.get(player, []) if m.table_id == table_id]
+        if not lifted:
+            return succeed(0)
+        self._mutes[player] = [m for m in self._mutes[player] if m not in lifted]
+        d = self.ledger.run(_lift_mutes, [m.id for m in lifted], self.now_ms())
+        return d.addCallback(lambda _: len(lifted))

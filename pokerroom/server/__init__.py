@@ -1,0 +1,1 @@
+"""The room server: service tree, lobby, player accounts, the TCP listener."""

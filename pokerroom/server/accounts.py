@@ -1,0 +1,179 @@
+"""Player accounts: register and log in with argon2 hashes; wallet balance; dev deposits.
+
+Hashing runs in a small thread pool of its own (it is slow on purpose); rows are read and
+written in the ledger's thread pool (ARCHITECTURE rule 7). Every method returns a Deferred.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.engine import Engine
+from twisted.application.service import Service
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.threads import deferToThreadPool
+from twisted.python.threadpool import ThreadPool
+
+from pokerroom.ledger import LedgerService, UnknownAccount, external, wallet
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.fields import PLAYER_NAME_RE
+from pokerroom.server.schema import players
+
+MIN_PASSWORD, MAX_PASSWORD = 8, 256
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A logged-in player as the session knows them."""
+
+    name: str
+    is_moderator: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HashSettings:
+    """argon2id cost settings (config `[accounts]`); tests use the cheapest."""
+
+    time_cost: int = 3
+    memory_kib: int = 65536
+    parallelism: int = 1
+
+    def hasher(self) -> PasswordHasher:
+        """A PasswordHasher with these costs."""
+        return PasswordHasher(
+            time_cost=self.time_cost, memory_cost=self.memory_kib, parallelism=self.parallelism
+        )
+
+
+def _insert_player(engine: Engine, name: str, password_hash: str) -> None:
+    def work(conn: sa.Connection) -> None:
+        if conn.execute(sa.select(players.c.name).where(players.c.name == name)).first():
+            raise ProtocolError(errors.NAME_TAKEN, f"the name {name!r} is taken")
+        conn.execute(sa.insert(players).values(name=name, password_hash=password_hash))
+
+    try:
+        in_transaction(engine, work)
+    except sa.exc.IntegrityError:
+        raise ProtocolError(errors.NAME_TAKEN, f"the name {name!r} is taken") from None
+
+
+def _find_player(engine: Engine, name: str) -> tuple[str, bool] | None:
+    query = sa.select(players.c.password_hash, players.c.is_moderator).where(players.c.name == name)
+    row = read(engine, lambda conn: conn.execute(query).first())
+    return None if row is None else (row.password_hash, bool(row.is_moderator))
+
+
+def _touch_login(engine: Engine, name: str, new_hash: str | None) -> None:
+    values: dict[str, object] = {"last_login_at": datetime.now(UTC)}
+    if new_hash is not None:
+        values["password_hash"] = new_hash
+    in_transaction(
+        engine, lambda conn: conn.execute(players.update().where(players.c.name == name), values)
+    )
+
+
+def set_moderator(engine: Engine, name: str, flag: bool = True) -> bool:
+    """Grant or revoke moderator rights (C-13); False if no such player."""
+    stmt = players.update().where(players.c.name == name).values(is_moderator=flag)
+    return in_transaction(engine, lambda conn: conn.execute(stmt).rowcount) == 1
+
+
+def player_exists(engine: Engine, name: str) -> bool:
+    """True if `name` is a registered player."""
+    return _find_player(engine, name) is not None
+
+
+class PlayerAccounts(Service):
+    """Registration, login and wallet access for sessions; owns the hashing threads."""
+
+    name = "accounts"
+
+    def __init__(
+        self, reactor: object, ledger: LedgerService, settings: HashSettings | None = None
+    ) -> None:
+        self._reactor = reactor
+        self.ledger = ledger
+        self._hasher = (settings or HashSettings()).hasher()
+        self._pool = ThreadPool(minthreads=1, maxthreads=2, name="password-hash")
+        self._dummy_hash = self._hasher.hash("not a real password")
+
+    def startService(self) -> None:
+        """Start the hashing threads."""
+        self._pool.start()
+        super().startService()
+
+    def stopService(self) -> None:
+        """Stop the hashing threads."""
+        super().stopService()
+        self._pool.stop()
+
+    def _in_pool(self, fn, *args) -> Deferred:  # type: ignore[no-untyped-def]
+        return deferToThreadPool(self._reactor, self._pool, fn, *args)  # type: ignore[arg-type]
+
+    @inlineCallbacks
+    def register(self, name: str, password: str):  # type: ignore[no-untyped-def]
+        """Create a player; fires with the Player. bad_name, weak_password, name_taken."""
+        if not PLAYER_NAME_RE.match(name):
+            raise ProtocolError(errors.BAD_NAME, "a name is 3 to 20 of a-z, 0-9 and _")
+        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise ProtocolError(
+                errors.WEAK_PASSWORD, f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters"
+            )
+        hashed = yield self._in_pool(self._hasher.hash, password)
+        yield self.ledger.run(_insert_player, name, hashed)
+        return Player(name, False)
+
+    @inlineCallbacks
+    def login(self, name: str, password: str):  # type: ignore[no-untyped-def]
+        """Check the password; fires with the Player or fails with bad_credentials."""
+        found = yield self.ledger.run(_find_player, name)
+        stored, is_moderator = found if found else (self._dummy_hash, False)
+        ok = yield self._in_pool(self._verify, stored, password)
+        if not found or not ok:
+            raise ProtocolError(errors.BAD_CREDENTIALS, "unknown name or wrong password")
+        rehash = None
+        if self._hasher.check_needs_rehash(stored):
+            rehash = yield self._in_pool(self._hasher.hash, password)
+        yield self.ledger.run(_touch_login, name, rehash)
+        return Player(name, is_moderator)
+
+    def _verify(self, stored: str, password: str) -> bool:
+        try:
+            return self._hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    @inlineCallbacks
+    def balance(self, player: str, currency: str):  # type: ignore[no-untyped-def]
+        """The wallet balance in cents (0 for a wallet never funded)."""
+        try:
+            account = yield self.ledger.balance(wallet(player, currency))
+        except UnknownAccount:
+            return 0
+        return account.balance
+
+    @inlineCallbacks
+    def deposit(self, player: str, amount: int, currency: str, key: str | None = None):  # type: ignore[no-untyped-def]
+        """Dev only: move `amount` from `external` into the wallet; fires with the balance.
+
+        The idempotency key is `deposit:<player>:<key>`: the same key never pays twice (P-2).
+        """
+        token = key or uuid.uuid4().hex
+        yield self.ledger.move(
+            key=f"deposit:{player}:{token}",
+            kind="deposit",
+            currency=currency,
+            source=external(currency),
+            destination=wallet(player, currency),
+            amount=amount,
+            memo="dev deposit",
+        )
+        balance = yield self.balance(player, currency)
+        return balance
