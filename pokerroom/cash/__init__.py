@@ -1,0 +1,5 @@
+"""Cash tables: one TableActor per table enforcing the cash rules C-1..C-15 (RULES.md).
+
+The actor drives the pure engine (pokerroom.engine) with an injected clock, moves money only
+through the ledger (pokerroom.ledger) and persists hands and seats through `store` (C-12).
+"""

@@ -1,0 +1,184 @@
+"""Who is dealt in and who posts what: dead button, entry posts, missed blinds (C-2, C-4).
+
+Pure: `plan_hand` reads the seats and the previous hand's blind positions and returns a
+`HandPlan`; the actor applies it. The rules chosen are written in docs/CASH_RULES.md:
+
+* Dead button: the big blind moves to the next ready seat each hand; the small blind goes
+  to the seat that had the big blind (dead when that player is not in); the button goes to
+  the seat that had the small blind, even when it is empty.
+* A waiting player (new, or owing missed blinds) is dealt in by posting, unless the seat
+  lies between the button and the big blind: then they wait until the button passes (C-2).
+* A sitting-out player whose seat the big blind skips has missed the big blind; one whose
+  seat the small blind reaches or skips has missed the small blind (C-4).
+* Heads-up, the button posts the small blind. A game that (re)starts, or that leaves
+  heads-up, deals everyone ready in with no posts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pokerroom.cash.seating import Seat, next_seat, position_order, strictly_between
+
+SMALL, BIG, ENTRY = "small", "big", "entry"
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonState:
+    """Where the button and blinds were last hand; the next hand is planned from it."""
+
+    button: int
+    small_blind_seat: int
+    big_blind_seat: int
+    heads_up: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlan:
+    """The dealt-in seats in engine order and each one's forced bets."""
+
+    button: int
+    small_blind_seat: int | None  # None: a dead small blind
+    small_blind_position: int  # where the small blind is, posted or dead
+    big_blind_seat: int
+    order: tuple[int, ...]
+    blinds: tuple[int, ...]
+    live_posts: tuple[int, ...]
+    dead_posts: tuple[int, ...]
+    post_kinds: Mapping[int, str]  # seat -> small | big | entry
+    missed: tuple[tuple[int, bool, bool], ...]  # (seat, missed small, missed big), C-4
+    fresh: bool
+
+    @property
+    def state(self) -> ButtonState:
+        """The positions the next hand is planned from."""
+        return ButtonState(
+            self.button, self.small_blind_position, self.big_blind_seat, len(self.order) == 2
+        )
+
+
+def plan_hand(
+    seats: Mapping[int, Seat],
+    max_seats: int,
+    small_blind: int,
+    big_blind: int,
+    previous: ButtonState | None,
+    pick_button: Callable[[list[int]], int],
+) -> HandPlan | None:
+    """Plan the next hand, or None when fewer than two players are ready."""
+    ready = sorted(n for n, s in seats.items() if s.ready)
+    if len(ready) < 2:
+        return None
+    if previous is not None and not previous.heads_up:
+        plan = _continue(seats, max_seats, small_blind, big_blind, previous, ready)
+        if plan is not None:
+            return plan
+    hint = previous.big_blind_seat if previous is not None else pick_button(ready)
+    return _fresh(max_seats, small_blind, big_blind, hint, ready)
+
+
+def _fresh(max_seats: int, sb: int, bb: int, button: int, ready: list[int]) -> HandPlan:
+    """Everyone ready is dealt in and nobody posts more than a blind."""
+    if len(ready) == 2:
+        big = next_seat(button, ready, max_seats)
+        assert big is not None
+        button = small = next(s for s in ready if s != big)
+    else:
+        small = next_seat(button, ready, max_seats)
+        assert small is not None
+        big = next_seat(small, ready, max_seats)
+        assert big is not None
+    return _build(max_seats, sb, bb, (button, small, small), big, set(ready), {}, (), fresh=True)
+
+
+def _continue(
+    seats: Mapping[int, Seat],
+    max_seats: int,
+    sb: int,
+    bb: int,
+    previous: ButtonState,
+    ready: list[int],
+) -> HandPlan | None:
+    """The dead-button move from the previous hand; None if it would deal in fewer than two."""
+    big = next_seat(previous.big_blind_seat, ready, max_seats)
+    assert big is not None
+    button = previous.small_blind_seat
+    small_seat = previous.big_blind_seat
+    dealt = {big}
+    posts: dict[int, tuple[int, int]] = {}
+    for n in ready:
+        seat = seats[n]
+        if n == big:
+            continue
+        if not seat.waiting:
+            dealt.add(n)
+        elif not seat.wait_for_bb and not strictly_between(n, button, big, max_seats):
+            dealt.add(n)  # C-2: posts to come in; the button rule keeps the others waiting
+            posts[n] = seat.entry_posts(bb, sb)
+    if len(dealt) < 2:
+        return None
+    missed = tuple(_missed(seats, max_seats, previous, big))
+    if len(dealt) == 2:
+        # Heads-up: the other player is the button and posts the small blind; no posts.
+        other = next(s for s in dealt if s != big)
+        heads_up = (other, other, other)
+        return _build(max_seats, sb, bb, heads_up, big, dealt, {}, missed, fresh=False)
+    small = small_seat if small_seat in dealt and small_seat not in posts else None
+    where = (button, small, small_seat)
+    return _build(max_seats, sb, bb, where, big, dealt, posts, missed, fresh=False)
+
+
+def _missed(
+    seats: Mapping[int, Seat], max_seats: int, previous: ButtonState, big: int
+) -> list[tuple[int, bool, bool]]:
+    """Sitting-out seats the big blind skipped or the small blind reached (C-4)."""
+    out = []
+    for n, seat in sorted(seats.items()):
+        if not seat.sitting_out:
+            continue
+        missed_bb = strictly_between(n, previous.big_blind_seat, big, max_seats)
+        missed_sb = n == previous.big_blind_seat or strictly_between(
+            n, previous.small_blind_seat, previous.big_blind_seat, max_seats
+        )
+        if missed_bb or missed_sb:
+            out.append((n, missed_sb, missed_bb))
+    return out
+
+
+def _build(
+    max_seats: int,
+    sb: int,
+    bb: int,
+    where: tuple[int, int | None, int],
+    big: int,
+    dealt: set[int],
+    posts: Mapping[int, tuple[int, int]],
+    missed: tuple[tuple[int, bool, bool], ...],
+    *,
+    fresh: bool,
+) -> HandPlan:
+    button, small, small_position = where
+    order = tuple(position_order(dealt, button, max_seats))
+    blinds, lives, deads, kinds = [], [], [], {}
+    for n in order:
+        live, dead = posts.get(n, (0, 0))
+        blind = bb if n == big else sb if n == small else 0
+        blinds.append(blind)
+        lives.append(live)
+        deads.append(dead)
+        if blind or live:
+            kinds[n] = BIG if n == big else SMALL if n == small else ENTRY
+    return HandPlan(
+        button=button,
+        small_blind_seat=small,
+        small_blind_position=small_position,
+        big_blind_seat=big,
+        order=order,
+        blinds=tuple(blinds),
+        live_posts=tuple(lives),
+        dead_posts=tuple(deads),
+        post_kinds=kinds,
+        missed=missed,
+        fresh=fresh,
+    )

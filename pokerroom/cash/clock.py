@@ -1,0 +1,95 @@
+"""The action clock and the time bank (C-6, C-7): absolute deadlines on an injected clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+
+def seconds_to_ms(seconds: float) -> int:
+    """Whole milliseconds."""
+    return round(seconds * 1000)
+
+
+def refill_timebank(
+    bank_ms: int, hands_since_refill: int, refill_hands: int, refill_ms: int, max_ms: int
+) -> tuple[int, int]:
+    """Count one more hand; every `refill_hands` hands add `refill_ms`, up to `max_ms` (C-7)."""
+    hands = hands_since_refill + 1
+    if refill_hands > 0 and hands >= refill_hands:
+        return min(max_ms, bank_ms + refill_ms) if bank_ms < max_ms else bank_ms, 0
+    return bank_ms, hands
+
+
+class ActionClock:
+    """One decision's clock: the action time, then the player's time bank, then a timeout.
+
+    `on_timebank(remaining_ms)` is called when the action time runs out and the bank
+    starts (C-7); `on_timeout()` when nothing is left (C-6).
+    """
+
+    def __init__(
+        self,
+        clock: IReactorTime,
+        on_timebank: Callable[[int], None],
+        on_timeout: Callable[[], None],
+    ) -> None:
+        self._clock = clock
+        self._on_timebank = on_timebank
+        self._on_timeout = on_timeout
+        self._call: IDelayedCall | None = None
+        self._bank_ms = 0
+        self._bank_started: float | None = None
+        self.deadline = 0.0
+
+    @property
+    def running(self) -> bool:
+        """Whether a decision is being timed."""
+        return self._call is not None
+
+    @property
+    def in_timebank(self) -> bool:
+        """Whether the time bank is running."""
+        return self._bank_started is not None
+
+    def start(self, action_seconds: float, bank_ms: int) -> float:
+        """Time a new decision; return the absolute action deadline (seconds)."""
+        self.stop()
+        self._bank_ms = bank_ms
+        self._bank_started = None
+        self.deadline = self._clock.seconds() + action_seconds
+        self._call = self._clock.callLater(action_seconds, self._action_time_up)
+        return self.deadline
+
+    def _action_time_up(self) -> None:
+        self._call = None
+        if self._bank_ms > 0:
+            self._bank_started = self._clock.seconds()
+            self.deadline = self._bank_started + self._bank_ms / 1000
+            self._call = self._clock.callLater(self._bank_ms / 1000, self._bank_time_up)
+            self._on_timebank(self._bank_ms)
+        else:
+            self._on_timeout()
+
+    def _bank_time_up(self) -> None:
+        self._call = None
+        self._bank_started = None
+        self._bank_ms = 0
+        self._on_timeout()
+
+    def bank_left_ms(self) -> int:
+        """What is left of the bank now (it only shrinks while it runs)."""
+        if self._bank_started is None:
+            return self._bank_ms
+        used = seconds_to_ms(self._clock.seconds() - self._bank_started)
+        return max(0, self._bank_ms - used)
+
+    def stop(self) -> int:
+        """Stop timing; return the time bank left (ms) for the player's account."""
+        left = self.bank_left_ms()
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
+        self._bank_started = None
+        return left

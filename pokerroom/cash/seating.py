@@ -1,0 +1,87 @@
+"""Seats: who sits where, their chips and status, and clockwise seat arithmetic."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class Seat:
+    """One occupied seat. `stack` is what the player may bet in the next hand (C-9)."""
+
+    number: int
+    player_id: str
+    stack: int
+    session: str  # one sitting: names the cash-out key and the C-8 hand count
+    sat_at: float
+    timebank_ms: int
+    pending_chips: int = 0  # a top-up bought during a hand, added when it ends (C-9)
+    sitting_out: bool = False  # C-3
+    sat_out_at: float | None = None
+    waiting: bool = True  # not dealt in until an entry/missed post or the big blind (C-2, C-4)
+    wait_for_bb: bool = False  # C-2: wait for the big blind rather than post
+    missed_sb: bool = False  # C-4
+    missed_bb: bool = False  # C-4
+    hands_played: int = 0  # C-8: hands dealt in during this sitting
+    hands_since_refill: int = 0  # C-7
+    leaving: bool = False  # asked to leave; stands up when the hand ends
+    disconnected: bool = False  # C-14: the seat and the clock stay
+    in_hand: bool = False  # dealt into the current hand
+
+    @property
+    def ready(self) -> bool:
+        """May be dealt in or take the big blind: present, in, with chips."""
+        return not self.sitting_out and not self.leaving and self.stack > 0
+
+    @property
+    def active(self) -> bool:
+        """Ready and owing nothing: dealt in without a post."""
+        return self.ready and not self.waiting
+
+    @property
+    def owes(self) -> bool:
+        """Whether a missed blind is owed (C-4)."""
+        return self.missed_sb or self.missed_bb
+
+    def entry_posts(self, big_blind: int, small_blind: int) -> tuple[int, int]:
+        """The (live, dead) post due to be dealt in before the big blind (C-2, C-4)."""
+        dead = small_blind if self.missed_sb and self.missed_bb else 0
+        return big_blind, dead
+
+    def clear_debts(self) -> None:
+        """Posting the big blind, an entry post or a missed-blind post settles every debt."""
+        self.waiting = False
+        self.wait_for_bb = False
+        self.missed_sb = False
+        self.missed_bb = False
+
+
+def distance(start: int, seat: int, max_seats: int) -> int:
+    """Clockwise steps from `start` to `seat` (1..max_seats; `start` itself is max_seats)."""
+    steps = (seat - start) % max_seats
+    return steps if steps else max_seats
+
+
+def strictly_between(seat: int, start: int, end: int, max_seats: int) -> bool:
+    """Whether `seat` lies clockwise after `start` and before `end` (both excluded)."""
+    return distance(start, seat, max_seats) < distance(start, end, max_seats)
+
+
+def next_seat(after: int, candidates: Iterable[int], max_seats: int) -> int | None:
+    """The first candidate clockwise after `after` (`after` itself comes last), or None."""
+    pool = list(candidates)
+    if not pool:
+        return None
+    return min(pool, key=lambda s: distance(after, s, max_seats))
+
+
+def position_order(seats: Iterable[int], button: int, max_seats: int) -> list[int]:
+    """Seats in engine order: first left of the button first, the button last."""
+    return sorted(seats, key=lambda s: distance(button, s, max_seats))
+
+
+def free_seat(taken: Iterable[int], max_seats: int) -> int | None:
+    """The lowest free seat number, or None when the table is full."""
+    used = set(taken)
+    return next((s for s in range(max_seats) if s not in used), None)

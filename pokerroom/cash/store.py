@@ -1,0 +1,442 @@
+"""Cash-table persistence: hands, seats at hand boundaries, rake shares, C-8/C-10/C-4 memory.
+
+The tables live on the ledger's MetaData (one schema source); migration 0003 creates them.
+Every function here is blocking and runs in the ledger's thread pool through
+`LedgerService.run` (ARCHITECTURE rule 7); each returns plain values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from pokerroom.cash.declines import DECLINE_WINDOW_SECONDS, decline_block_minutes
+from pokerroom.ledger import transfers
+from pokerroom.ledger.accounts import get_account
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.ledger.errors import UnknownAccount
+from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind, house, wallet
+from pokerroom.ledger.schema import metadata
+
+STARTED, SETTLED, VOID = "started", "settled", "void"
+
+cash_hands = sa.Table(
+    "cash_hands",
+    metadata,
+    sa.Column("id", sa.String(80), primary_key=True),
+    sa.Column("table_id", sa.String(40), nullable=False, index=True),
+    sa.Column("number", sa.Integer, nullable=False),
+    sa.Column("status", sa.String(8), nullable=False),
+    sa.Column("started_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("start_stacks", sa.JSON, nullable=False),  # player -> chips (C-12)
+    sa.Column("result", sa.JSON, nullable=True),  # final stacks and rake, before settlement
+    sa.Column("ended_at_ms", sa.BigInteger, nullable=True),
+)
+
+cash_seats = sa.Table(
+    "cash_seats",
+    metadata,
+    sa.Column("table_id", sa.String(40), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("player_id", sa.String(40), nullable=False),
+    sa.Column("session", sa.String(40), nullable=False),
+    sa.Column("stack", sa.BigInteger, nullable=False),
+    sa.Column("sat_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("hands_played", sa.Integer, nullable=False),
+    sa.Column("timebank_ms", sa.Integer, nullable=False),
+    sa.Column("sitting_out", sa.Boolean, nullable=False),
+    sa.Column("missed_sb", sa.Boolean, nullable=False),
+    sa.Column("missed_bb", sa.Boolean, nullable=False),
+)
+
+cash_hand_rake = sa.Table(
+    "cash_hand_rake",
+    metadata,
+    sa.Column("hand_id", sa.String(80), primary_key=True),
+    sa.Column("player_id", sa.String(40), primary_key=True),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+)
+
+cash_declines = sa.Table(
+    "cash_declines",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("player_id", sa.String(40), nullable=False),
+    sa.Column("stakes", sa.String(40), nullable=False),
+    sa.Column("table_id", sa.String(40), nullable=False),
+    sa.Column("at_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_cash_declines_player_stakes", "player_id", "stakes", "at_ms"),
+)
+
+cash_blocks = sa.Table(
+    "cash_blocks",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("player_id", sa.String(40), nullable=False),
+    sa.Column("stakes", sa.String(40), nullable=False),
+    sa.Column("decline_number", sa.Integer, nullable=False),
+    sa.Column("until_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_cash_blocks_player_stakes", "player_id", "stakes", "until_ms"),
+)
+
+cash_rathole = sa.Table(
+    "cash_rathole",
+    metadata,
+    sa.Column("player_id", sa.String(40), primary_key=True),
+    sa.Column("stakes", sa.String(40), primary_key=True),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("left_at_ms", sa.BigInteger, nullable=False),
+)
+
+cash_missed_blinds = sa.Table(
+    "cash_missed_blinds",
+    metadata,
+    sa.Column("player_id", sa.String(40), primary_key=True),
+    sa.Column("table_id", sa.String(40), primary_key=True),
+    sa.Column("missed_sb", sa.Boolean, nullable=False),
+    sa.Column("missed_bb", sa.Boolean, nullable=False),
+    sa.Column("left_at_ms", sa.BigInteger, nullable=False),
+)
+
+
+def escrow(table_id: str, player_id: str, currency: str) -> AccountRef:
+    """A seat's chips: `seat_escrow:<table_id>/<player>:<CUR>` (docs/design/room.md)."""
+    return AccountRef(AccountKind.SEAT_ESCROW, f"{table_id}/{player_id}", currency)
+
+
+def settlement_key(hand_id: str) -> str:
+    """The idempotency key of a hand's one settlement transfer."""
+    return f"hand:{hand_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A persisted seat; `stack` is the escrow balance, the truth after a crash (C-12)."""
+
+    seat: int
+    player_id: str
+    session: str
+    stack: int
+    sat_at_ms: int
+    hands_played: int
+    timebank_ms: int
+    sitting_out: bool
+    missed_sb: bool
+    missed_bb: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What a (re)starting table finds: voided and settled hands, its seats, next hand number."""
+
+    voided: tuple[str, ...]
+    settled: tuple[str, ...]
+    seats: tuple[SeatRow, ...]
+    next_number: int
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """What C-8, C-10 and C-4 say about a player sitting down (ms timestamps)."""
+
+    blocked_until_ms: int | None
+    rathole_amount: int | None
+    rathole_left_at_ms: int | None
+    missed_sb: bool
+    missed_bb: bool
+    missed_left_at_ms: int | None
+
+
+def _seat_values(table_id: str, row: SeatRow) -> dict[str, Any]:
+    return {"table_id": table_id, **{k: getattr(row, k) for k in SeatRow.__slots__}}
+
+
+def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
+    """C-12: void hands left `started` unless their settlement exists; reload the seats."""
+
+    def work(conn: Connection) -> tuple[list[str], list[str], list[sa.Row], int]:
+        open_hands = conn.execute(
+            sa.select(cash_hands.c.id, cash_hands.c.result).where(
+                cash_hands.c.table_id == table_id, cash_hands.c.status == STARTED
+            )
+        ).all()
+        voided, settled = [], []
+        for hand_id, result in open_hands:
+            if transfers.get_transfer(conn, key=settlement_key(hand_id)) is not None:
+                _mark_settled(conn, hand_id, result or {}, None)
+                settled.append(hand_id)
+            else:
+                conn.execute(
+                    sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(status=VOID)
+                )
+                voided.append(hand_id)
+        rows = conn.execute(
+            sa.select(cash_seats).where(cash_seats.c.table_id == table_id).order_by("seat")
+        ).all()
+        number = conn.execute(
+            sa.select(sa.func.max(cash_hands.c.number)).where(cash_hands.c.table_id == table_id)
+        ).scalar()
+        return voided, settled, rows, (number or 0) + 1
+
+    voided, settled, rows, next_number = in_transaction(engine, work)
+    seats = []
+    for r in rows:
+        try:
+            balance = get_account(engine, escrow(table_id, r.player_id, currency)).balance
+        except UnknownAccount:
+            balance = 0
+        if balance <= 0:  # the crash fell between cash-out and the seat's removal
+            in_transaction(engine, lambda c, s=r.seat: _delete_seat(c, table_id, s))
+            continue
+        values = {k: getattr(r, k) for k in SeatRow.__slots__ if k != "stack"}
+        seats.append(SeatRow(stack=balance, **values))
+    return Recovery(tuple(voided), tuple(settled), tuple(seats), next_number)
+
+
+def _delete_seat(conn: Connection, table_id: str, seat: int) -> None:
+    conn.execute(
+        sa.delete(cash_seats).where(cash_seats.c.table_id == table_id, cash_seats.c.seat == seat)
+    )
+
+
+def admission(engine: Engine, player_id: str, stakes: str, table_id: str, now_ms: int) -> Admission:
+    """The latest block, rathole record and missed-blind memory for a player sitting down."""
+
+    def work(conn: Connection) -> Admission:
+        until = conn.execute(
+            sa.select(sa.func.max(cash_blocks.c.until_ms)).where(
+                cash_blocks.c.player_id == player_id, cash_blocks.c.stakes == stakes
+            )
+        ).scalar()
+        hole = conn.execute(
+            sa.select(cash_rathole).where(
+                cash_rathole.c.player_id == player_id, cash_rathole.c.stakes == stakes
+            )
+        ).first()
+        missed = conn.execute(
+            sa.select(cash_missed_blinds).where(
+                cash_missed_blinds.c.player_id == player_id,
+                cash_missed_blinds.c.table_id == table_id,
+            )
+        ).first()
+        return Admission(
+            blocked_until_ms=until if until is not None and until > now_ms else None,
+            rathole_amount=hole.amount if hole else None,
+            rathole_left_at_ms=hole.left_at_ms if hole else None,
+            missed_sb=bool(missed and missed.missed_sb),
+            missed_bb=bool(missed and missed.missed_bb),
+            missed_left_at_ms=missed.left_at_ms if missed else None,
+        )
+
+    return read(engine, work)
+
+
+def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key: str) -> None:
+    """Write the seat, then move the buy-in wallet -> seat escrow; undo the seat on failure."""
+    in_transaction(engine, lambda c: c.execute(sa.insert(cash_seats), _seat_values(table_id, row)))
+    try:
+        add_chips(engine, table_id, row.player_id, currency, row.stack, key)
+    except Exception:
+        in_transaction(engine, lambda c: _delete_seat(c, table_id, row.seat))
+        raise
+
+
+def add_chips(
+    engine: Engine, table_id: str, player_id: str, currency: str, amount: int, key: str
+) -> None:
+    """A buy-in or top-up: one keyed move wallet -> seat escrow (C-9, P-2)."""
+    transfers.move(
+        engine,
+        key=key,
+        kind=TransferKind.BUY_IN,
+        currency=currency,
+        source=wallet(player_id, currency),
+        destination=escrow(table_id, player_id, currency),
+        amount=amount,
+        reference=f"table:{table_id}",
+    )
+
+
+def start_hand(
+    engine: Engine,
+    hand_id: str,
+    table_id: str,
+    number: int,
+    now_ms: int,
+    start_stacks: Mapping[str, int],
+    seats: list[SeatRow],
+) -> None:
+    """C-12: the `started` hands row and the seats at this boundary, before the first card."""
+
+    def work(conn: Connection) -> None:
+        conn.execute(
+            sa.insert(cash_hands),
+            {
+                "id": hand_id,
+                "table_id": table_id,
+                "number": number,
+                "status": STARTED,
+                "started_at_ms": now_ms,
+                "start_stacks": dict(start_stacks),
+            },
+        )
+        _save_seats(conn, table_id, seats)
+
+    in_transaction(engine, work)
+
+
+def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
+    conn.execute(sa.delete(cash_seats).where(cash_seats.c.table_id == table_id))
+    if seats:
+        conn.execute(sa.insert(cash_seats), [_seat_values(table_id, r) for r in seats])
+
+
+def _mark_settled(
+    conn: Connection, hand_id: str, result: Mapping[str, Any], now_ms: int | None
+) -> None:
+    values: dict[str, Any] = {"status": SETTLED}
+    if now_ms is not None:
+        values["ended_at_ms"] = now_ms
+    conn.execute(sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(**values))
+    shares = {p: a for p, a in dict(result.get("rake_by_player", {})).items() if a}
+    existing = conn.execute(
+        sa.select(cash_hand_rake.c.player_id).where(cash_hand_rake.c.hand_id == hand_id)
+    ).first()
+    if shares and existing is None:
+        conn.execute(
+            sa.insert(cash_hand_rake),
+            [{"hand_id": hand_id, "player_id": p, "amount": a} for p, a in shares.items()],
+        )
+
+
+def settle_hand(
+    engine: Engine,
+    hand_id: str,
+    table_id: str,
+    currency: str,
+    deltas: Mapping[str, int],
+    rake: int,
+    rake_by_player: Mapping[str, int],
+    now_ms: int,
+) -> None:
+    """One `hand_settlement` transfer (escrow net changes + rake), then mark the hand settled.
+
+    The result is written on the hands row first, so that a crash between the transfer and
+    the status change is finished by `recover_table` with the rake shares intact (C-11, C-12).
+    """
+    result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
+    in_transaction(
+        engine,
+        lambda c: c.execute(
+            sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(result=result)
+        ),
+    )
+    postings: list[tuple[AccountRef, int]] = [
+        (escrow(table_id, p, currency), d) for p, d in deltas.items() if d
+    ]
+    if rake:
+        postings.append((house(AccountKind.HOUSE_RAKE, currency), rake))
+    if postings:
+        transfers.transfer(
+            engine,
+            key=settlement_key(hand_id),
+            kind=TransferKind.HAND_SETTLEMENT,
+            currency=currency,
+            postings=postings,
+            reference=f"hand:{hand_id}",
+        )
+    in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms))
+
+
+@dataclass(frozen=True, slots=True)
+class CashOut:
+    """A finished leave: what went back to the wallet, and any C-8 decline and block."""
+
+    amount: int
+    decline_number: int  # 0 when leaving was not a decline
+    blocked_until_ms: int | None
+
+
+def cash_out(
+    engine: Engine,
+    table_id: str,
+    seat: int,
+    player_id: str,
+    currency: str,
+    key: str,
+    stakes: str,
+    now_ms: int,
+    declined: bool,
+    missed: tuple[bool, bool],
+) -> CashOut:
+    """Leave: escrow -> wallet, then forget the seat and record C-8, C-10 and C-4 memory."""
+    ref = escrow(table_id, player_id, currency)
+    try:
+        amount = get_account(engine, ref).balance
+    except UnknownAccount:
+        amount = 0
+    if amount > 0:
+        transfers.move(
+            engine,
+            key=key,
+            kind=TransferKind.CASH_OUT,
+            currency=currency,
+            source=ref,
+            destination=wallet(player_id, currency),
+            amount=amount,
+            reference=f"table:{table_id}",
+        )
+
+    def work(conn: Connection) -> CashOut:
+        _delete_seat(conn, table_id, seat)
+        mine = {"player_id": player_id, "stakes": stakes}
+        _replace(conn, cash_rathole, mine, {"amount": amount, "left_at_ms": now_ms})
+        where = {"player_id": player_id, "table_id": table_id}
+        owed = {"missed_sb": missed[0], "missed_bb": missed[1], "left_at_ms": now_ms}
+        _replace(conn, cash_missed_blinds, where, owed if any(missed) else None)
+        if not declined:
+            return CashOut(amount, 0, None)
+        return _record_decline(conn, player_id, stakes, table_id, now_ms, amount)
+
+    return in_transaction(engine, work)
+
+
+def _replace(
+    conn: Connection, table: sa.Table, key: Mapping[str, Any], values: Mapping[str, Any] | None
+) -> None:
+    """Delete the row with this key, then insert the new values (if any): a portable upsert."""
+    conn.execute(sa.delete(table).where(*(table.c[k] == v for k, v in key.items())))
+    if values is not None:
+        conn.execute(sa.insert(table), {**key, **values})
+
+
+def _record_decline(
+    conn: Connection, player_id: str, stakes: str, table_id: str, now_ms: int, amount: int
+) -> CashOut:
+    """C-8: record the decline, count the window's declines, block for the n-th."""
+    conn.execute(
+        sa.insert(cash_declines),
+        {"player_id": player_id, "stakes": stakes, "table_id": table_id, "at_ms": now_ms},
+    )
+    since = now_ms - DECLINE_WINDOW_SECONDS * 1000
+    n = conn.execute(
+        sa.select(sa.func.count())
+        .select_from(cash_declines)
+        .where(
+            cash_declines.c.player_id == player_id,
+            cash_declines.c.stakes == stakes,
+            cash_declines.c.at_ms > since,
+        )
+    ).scalar_one()
+    minutes = decline_block_minutes(n)
+    until = now_ms + minutes * 60_000 if minutes else None
+    if until is not None:
+        conn.execute(
+            sa.insert(cash_blocks),
+            {"player_id": player_id, "stakes": stakes, "decline_number": n, "until_ms": until},
+        )
+    return CashOut(amount, n, until)
