@@ -316,7 +316,17 @@ class Deposit(Message):
     account. `ok` {currency, balance}. Error: deposits_disabled."""
 
     name = "deposit"
-    fields = (AMOUNT, CURRENCY)
+    fields = (
+        AMOUNT,
+        CURRENCY,
+        Field(
+            "key",
+            "string",
+            "idempotency key: the same key never pays twice (P-2)",
+            False,
+            f.pattern(f.TABLE_ID_RE, 40),
+        ),
+    )
 
 
 class HandHistories(Message):
