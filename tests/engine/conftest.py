@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 import pytest
 
 from pokerroom.engine import VARIANTS, Hand, HandConfig
+from pokerroom.engine.cards import FULL_DECK
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,8 +41,8 @@ def make_hand(
 ) -> Hand:
     """A hand with blinds on the first seats (padded with zeros) and an optional stacked deck.
 
-    `cards` lists the cards in dealing order: each player's hole cards from index 0,
-    then the board; the deck is dealt from its end, so it is reversed here.
+    `cards` lists the first cards in dealing order: each player's hole cards from
+    index 0, then the board; the rest of the deck follows in a fixed shuffled order.
     """
     n = len(stacks)
     padded = tuple(blinds) + (0,) * (n - len(blinds))
@@ -49,10 +51,7 @@ def make_hand(
         fields.update(small_bet=max(blinds), big_bet=2 * max(blinds))
     fields.update(extra)
     config = HandConfig(VARIANTS[variant], tuple(stacks), padded, **fields)  # type: ignore[arg-type]
-    deck = None
-    if cards is not None:
-        from pokerroom.engine.cards import FULL_DECK
-
-        rest = [c for c in FULL_DECK if c not in cards]
-        deck = rest + list(reversed(cards))
-    return Hand(config, deck)
+    cards = cards or []
+    rest = [c for c in FULL_DECK if c not in cards]
+    random.Random(0).shuffle(rest)
+    return Hand(config, rest + list(reversed(cards)))
