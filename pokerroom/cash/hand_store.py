@@ -1,0 +1,100 @@
+"""HandStore: the table's persistence as Deferreds, run in the ledger's thread pool (ARCH 7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from twisted.internet.defer import Deferred
+
+from pokerroom.cash import store
+from pokerroom.cash.store import Admission, CashOut, Recovery, SeatRow
+from pokerroom.ledger.service import LedgerService
+
+
+class HandStore:
+    """Hands rows, seats, rake shares and the C-4/C-8/C-10 memory of one room database."""
+
+    def __init__(self, ledger: LedgerService) -> None:
+        self.ledger = ledger
+
+    def recover(self, table_id: str, currency: str) -> Deferred[Recovery]:
+        """C-12: void interrupted hands, finish half-recorded settlements, reload seats."""
+        return self.ledger.run(store.recover_table, table_id, currency)
+
+    def admission(
+        self, player_id: str, stakes: str, table_id: str, now_ms: int
+    ) -> Deferred[Admission]:
+        """C-8 block, C-10 rathole record and C-4 memory for a player sitting down."""
+        return self.ledger.run(store.admission, player_id, stakes, table_id, now_ms)
+
+    def seat_player(self, table_id: str, row: SeatRow, currency: str, key: str) -> Deferred[None]:
+        """Write the seat and move the buy-in wallet -> escrow."""
+        return self.ledger.run(store.seat_player, table_id, row, currency, key)
+
+    def add_chips(
+        self, table_id: str, player_id: str, currency: str, amount: int, key: str
+    ) -> Deferred[None]:
+        """A top-up: wallet -> escrow (C-9)."""
+        return self.ledger.run(store.add_chips, table_id, player_id, currency, amount, key)
+
+    def start_hand(
+        self,
+        hand_id: str,
+        table_id: str,
+        number: int,
+        now_ms: int,
+        start_stacks: Mapping[str, int],
+        seats: list[SeatRow],
+    ) -> Deferred[None]:
+        """The `started` hands row and the seats, before the first card (C-12)."""
+        return self.ledger.run(
+            store.start_hand, hand_id, table_id, number, now_ms, dict(start_stacks), seats
+        )
+
+    def settle_hand(
+        self,
+        hand_id: str,
+        table_id: str,
+        currency: str,
+        deltas: Mapping[str, int],
+        rake: int,
+        rake_by_player: Mapping[str, int],
+        now_ms: int,
+    ) -> Deferred[None]:
+        """The hand's one ledger transfer, then `settled` (C-11, C-12)."""
+        return self.ledger.run(
+            store.settle_hand,
+            hand_id,
+            table_id,
+            currency,
+            dict(deltas),
+            rake,
+            dict(rake_by_player),
+            now_ms,
+        )
+
+    def cash_out(
+        self,
+        table_id: str,
+        seat: int,
+        player_id: str,
+        currency: str,
+        key: str,
+        stakes: str,
+        now_ms: int,
+        declined: bool,
+        missed: tuple[bool, bool],
+    ) -> Deferred[CashOut]:
+        """Escrow -> wallet and the C-8/C-10/C-4 records of leaving."""
+        return self.ledger.run(
+            store.cash_out,
+            table_id,
+            seat,
+            player_id,
+            currency,
+            key,
+            stakes,
+            now_ms,
+            declined,
+            missed,
+        )

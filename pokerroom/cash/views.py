@@ -1,0 +1,148 @@
+"""What the table tells its audience: engine events as protocol dicts, and snapshots (C-15).
+
+Every message is a plain JSON-able dict `{"type": ..., "table_id": ..., ...}` as listed in
+docs/design/room.md. A `Delivery` names its one receiver, or None for the whole audience;
+hole cards are only ever addressed to their holder (C-15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+
+from pokerroom.engine import Hand
+from pokerroom.engine import events as ev
+from pokerroom.engine.legal import LegalActions
+
+Message = dict[str, Any]
+
+
+class TableListener(Protocol):
+    """The session layer's side: deliver table messages to players (docs/design/room.md)."""
+
+    def send(self, player_id: str, message: Message) -> None:
+        """Deliver `message` to one player."""
+        ...
+
+    def broadcast(self, table_id: str, message: Message, exclude: set[str] = ...) -> None:
+        """Deliver `message` to the table's audience (its `audience` set) except `exclude`."""
+        ...
+
+
+class Delivery(NamedTuple):
+    """A message and its receiver (None: everyone watching the table)."""
+
+    to: str | None
+    message: Message
+
+
+def message(table_id: str, kind: str, **fields: Any) -> Message:
+    """A table message."""
+    return {"type": kind, "table_id": table_id, **fields}
+
+
+def legal_view(legal: LegalActions) -> dict[str, Any]:
+    """The legal actions as the client sees them in `action_request`."""
+    return {
+        "fold": legal.can_fold,
+        "check": legal.call_amount == 0,
+        "call": legal.call_amount,
+        "min_raise_to": legal.min_raise_to,
+        "max_raise_to": legal.max_raise_to,
+    }
+
+
+def event_deliveries(
+    table_id: str,
+    hand_id: str,
+    events: Iterable[ev.Event],
+    order: Sequence[int],
+    players: Sequence[str],
+    post_kinds: Mapping[int, str],
+    label: str | None = None,
+) -> list[Delivery]:
+    """Turn new engine events into deliveries; `order[i]`/`players[i]` are engine index i's.
+
+    `label` names the player action that produced the events ("bet" or "raise", "check" or
+    "call"), as the engine logs both pairs as one event each.
+    """
+    out: list[Delivery] = []
+
+    def public(kind: str, **fields: Any) -> None:
+        out.append(Delivery(None, message(table_id, kind, hand_id=hand_id, **fields)))
+
+    for e in events:
+        t = type(e)
+        if t is ev.HoleDealt:
+            # C-15: to the holder alone.
+            msg = message(table_id, "hole_cards", hand_id=hand_id, cards=list(e.cards))
+            out.append(Delivery(players[e.player], msg))
+        elif t is ev.BlindPosted:
+            kind = post_kinds.get(order[e.player], "entry")
+            public("blind_posted", seat=order[e.player], amount=e.amount, kind=kind)
+        elif t is ev.DeadPosted:
+            public("blind_posted", seat=order[e.player], amount=e.amount, kind="dead")
+        elif t is ev.AntePosted:
+            public("blind_posted", seat=order[e.player], amount=e.amount, kind="ante")
+        elif t is ev.BoardDealt:
+            public("board_dealt", street=e.street, cards=list(e.cards))
+        elif t is ev.Folded:
+            public("player_acted", seat=order[e.player], action="fold", amount=None)
+        elif t is ev.CheckedOrCalled:
+            action = "call" if e.amount else "check"
+            public("player_acted", seat=order[e.player], action=action, amount=e.amount or None)
+        elif t is ev.BetOrRaised:
+            action = label if label in ("bet", "raise") else "raise"
+            public(
+                "player_acted",
+                seat=order[e.player],
+                action=action,
+                amount=e.to,
+                added=e.added,
+                all_in=e.all_in,
+            )
+        elif t is ev.BetReturned:
+            public("pot_returned", seat=order[e.player], amount=e.amount)
+        elif t is ev.HandShown:
+            public("hand_shown", seat=order[e.player], cards=list(e.cards))
+        elif t is ev.HandMucked:
+            public("hand_mucked", seat=order[e.player])
+        elif t is ev.PotAwarded:
+            shares = [{"seat": order[i], "amount": a} for i, a in e.shares]
+            public(
+                "pot_awarded",
+                pot=e.pot,
+                seats=[order[i] for i, _ in e.shares],
+                amount=e.amount - e.rake,
+                rake=e.rake,
+                shares=shares,
+            )
+        elif t is ev.HandEnded:
+            stacks = {str(order[i]): s for i, s in enumerate(e.stacks)}
+            public("hand_ended", stacks=stacks, rake=e.rake)
+    return out
+
+
+def hand_view(
+    hand: Hand, hand_id: str, order: Sequence[int], viewer_index: int | None
+) -> dict[str, Any]:
+    """A running hand as one viewer may see it: public state, plus their own cards (C-15)."""
+    seats = []
+    for i, seat in enumerate(order):
+        entry: dict[str, Any] = {
+            "seat": seat,
+            "stack": hand.stacks[i],
+            "bet": hand.bets[i],
+            "folded": hand.folded[i],
+        }
+        holes = hand.holes[i]
+        if holes is not None and (i == viewer_index or i in hand.shown):
+            entry["cards"] = list(holes)
+        seats.append(entry)
+    return {
+        "hand_id": hand_id,
+        "board": list(hand.board),
+        "pot": hand.pot_total(),
+        "actor": order[hand.actor] if hand.actor >= 0 else None,
+        "seats": seats,
+    }
