@@ -43,6 +43,7 @@ BAD_FIELD = "bad_field"  # a field has the wrong type or an invalid value
 INVALID_AMOUNT = "invalid_amount"  # an amount is negative, zero where not allowed, or not an int
 IDENTITY_NOT_ALLOWED = "identity_not_allowed"  # a field tried to name the acting player
 BAD_REQUEST_ID = "bad_request_id"  # `id` missing or not a short string / int
+TOO_MANY_REQUESTS = "too_many_requests"  # more than 64 requests waiting; the connection closes
 
 # -- handshake and accounts ---------------------------------------------------------------
 HELLO_REQUIRED = "hello_required"  # the first message must be `hello`
@@ -62,6 +63,7 @@ DEPOSITS_DISABLED = "deposits_disabled"  # the dev-only `deposit` is off in this
 UNKNOWN_TABLE = "unknown_table"  # no table has this table_id
 TABLE_CAP_REACHED = "table_cap_reached"  # C-1: one table more than the client kind allows
 NOT_AT_TABLE = "not_at_table"  # the request needs the table to be open for this player
+STILL_SEATED = "still_seated"  # unobserve while holding a seat: leave first
 
 # -- chat (C-13) ----------------------------------------------------------------------------
 CHAT_MUTED = "chat_muted"  # the player is muted at this table or everywhere

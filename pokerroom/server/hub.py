@@ -1,0 +1,139 @@
+"""The hub: which session speaks for which player, resume tokens, and table delivery.
+
+The hub implements the contract's `TableListener` (docs/design/room.md): table actors call
+`send(player_id, message)` and `broadcast(table_id, message, exclude)`; the hub delivers to
+the player's live session, if any (a dropped player keeps the seat, C-14, and simply
+receives nothing until they resume).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import structlog
+from twisted.internet.interfaces import IReactorTime
+
+log = structlog.get_logger("pokerroom.hub")
+
+
+class Outbound(Protocol):
+    """What the hub needs from a session."""
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one frame for the client."""
+
+    def replaced(self) -> None:
+        """Another connection logged in as the same player: say goodbye and close."""
+
+
+@dataclass(slots=True)
+class Token:
+    """A resume token: single use; expires `resume_seconds` after its session ends."""
+
+    player: str
+    is_moderator: bool
+    expires_at: float | None  # None while its session is connected
+
+
+class Hub:
+    """Sessions by player, resume tokens, and the TableListener of every table actor."""
+
+    def __init__(self, clock: IReactorTime, resume_seconds: float = 1800.0) -> None:
+        self.clock = clock
+        self.resume_seconds = resume_seconds
+        self._sessions: dict[str, Outbound] = {}
+        self._tokens: dict[str, Token] = {}
+        self._token_of: dict[str, str] = {}  # player -> current token
+        #: Who gets a table's broadcasts: players with the table open (set by the lobby).
+        self.watchers: dict[str, set[str]] = {}
+        #: Called with (table_id, message) for every broadcast: the lobby's summaries.
+        self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
+
+    # -- sessions ---------------------------------------------------------------------------
+    def session_of(self, player: str) -> Outbound | None:
+        """The live session of `player`, if connected."""
+        return self._sessions.get(player)
+
+    @property
+    def connected(self) -> int:
+        """How many players are logged in."""
+        return len(self._sessions)
+
+    def attach(self, session: Outbound, player: str, is_moderator: bool) -> str:
+        """Make `session` the player's one session; close any older one; return a new token."""
+        old = self._sessions.get(player)
+        self._sessions[player] = session
+        if old is not None and old is not session:
+            log.info("session_replaced", player_id=player)
+            old.replaced()
+        self._forget_token(player)
+        token = secrets.token_urlsafe(32)
+        self._tokens[token] = Token(player, is_moderator, None)
+        self._token_of[player] = token
+        return token
+
+    def detach(self, session: Outbound, player: str, *, logout: bool = False) -> bool:
+        """The session ended; True if it was the player's current one (the player dropped)."""
+        if self._sessions.get(player) is not session:
+            return False
+        del self._sessions[player]
+        if logout:
+            self._forget_token(player)
+        else:
+            token = self._tokens.get(self._token_of.get(player, ""))
+            if token is not None:
+                token.expires_at = self.clock.seconds() + self.resume_seconds
+        return True
+
+    def redeem(self, token: str) -> Token | None:
+        """Use a resume token once; None if unknown, used or expired."""
+        record = self._tokens.pop(token, None)
+        if record is None:
+            return None
+        self._token_of.pop(record.player, None)
+        if record.expires_at is not None and self.clock.seconds() >= record.expires_at:
+            return None
+        return record
+
+    def _forget_token(self, player: str) -> None:
+        old = self._token_of.pop(player, None)
+        if old is not None:
+            self._tokens.pop(old, None)
+
+    def purge_tokens(self) -> int:
+        """Drop expired tokens; returns how many."""
+        now = self.clock.seconds()
+        dead = [
+            t for t, r in self._tokens.items() if r.expires_at is not None and now >= r.expires_at
+        ]
+        for token in dead:
+            record = self._tokens.pop(token)
+            if self._token_of.get(record.player) == token:
+                del self._token_of[record.player]
+        return len(dead)
+
+    # -- TableListener ------------------------------------------------------------------------
+    def send(self, player_id: str, message: dict[str, Any]) -> None:
+        """Deliver one message to one player, if connected."""
+        session = self._sessions.get(player_id)
+        if session is not None:
+            session.send(message)
+
+    def broadcast(
+        self, table_id: str, message: dict[str, Any], exclude: Iterable[str] = ()
+    ) -> None:
+        """Deliver a public table event to everyone who has the table open."""
+        if self.on_broadcast is not None:
+            self.on_broadcast(table_id, message)
+        skip = set(exclude)
+        for player in tuple(self.watchers.get(table_id, ())):
+            if player not in skip:
+                self.send(player, message)
+
+    def send_all(self, players: Iterable[str], message: dict[str, Any]) -> None:
+        """Deliver one message to several players (lobby updates)."""
+        for player in tuple(players):
+            self.send(player, message)

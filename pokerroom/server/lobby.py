@@ -1,0 +1,293 @@
+"""The lobby: the table list, routing of table requests to actors, and the table cap (C-1).
+
+A table is *open* for a player while they watch it (`observe`) or sit at it; the number of
+open tables is capped per client kind (C-1: desktop 8, mobile 4, web 4 by default). Open
+tables survive a drop (C-14): on login or resume the player gets every one of them back.
+Each table command goes to the actor named by `table_id`, with the session's player id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+from twisted.internet.defer import Deferred, maybeDeferred
+
+from pokerroom.chat import ChatService
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.messages import Request
+from pokerroom.server.accounts import Player, PlayerAccounts
+from pokerroom.server.hub import Hub
+
+log = structlog.get_logger("pokerroom.lobby")
+
+DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
+
+
+class Lobby:
+    """Routes requests of logged-in players; knows which tables each player has open."""
+
+    def __init__(
+        self,
+        hub: Hub,
+        accounts: PlayerAccounts,
+        chat: ChatService,
+        *,
+        caps: Mapping[str, int] | None = None,
+        currency: str = "USD",
+        allow_deposit: bool = False,
+        histories: Any = None,
+    ) -> None:
+        self.hub, self.accounts, self.chat = hub, accounts, chat
+        self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
+        self.currency = currency
+        self.allow_deposit = allow_deposit
+        self.histories = histories  # callable(player, table_id, limit) -> Deferred[list]
+        self.tables: dict[str, Any] = {}
+        self.info: dict[str, dict[str, Any]] = {}
+        self.open: dict[str, set[str]] = {}  # player -> open table ids
+        self.seated: dict[str, set[str]] = {}  # player -> tables with a seat
+        self.subscribers: set[str] = set()
+        hub.on_broadcast = self._watch_events
+
+    # -- tables ---------------------------------------------------------------------------
+    def add_table(self, table_id: str, actor: Any, info: Mapping[str, Any]) -> None:
+        """Register a table actor and its lobby summary (game, stakes, seats, buy-ins)."""
+        self.tables[table_id] = actor
+        self.info[table_id] = {"table_id": table_id, **info, "players": 0}
+
+    def table_cap(self, client_kind: str) -> int:
+        """C-1: how many tables this client kind may have open."""
+        return self.caps[client_kind]
+
+    def summary(self, table_id: str) -> dict[str, Any]:
+        """The lobby line of one table."""
+        summary = dict(self.info[table_id])
+        extra = getattr(self.tables[table_id], "summary", None)
+        if callable(extra):
+            summary.update(extra())
+        return summary
+
+    def _actor(self, table_id: str) -> Any:
+        actor = self.tables.get(table_id)
+        if actor is None:
+            raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
+        return actor
+
+    def _open_table(self, player: str, client_kind: str, table_id: str) -> bool:
+        """Open `table_id` for `player` under the C-1 cap; True if it was not open before."""
+        tables = self.open.setdefault(player, set())
+        if table_id in tables:
+            return False
+        cap = self.table_cap(client_kind)
+        if len(tables) >= cap:
+            raise ProtocolError(
+                errors.TABLE_CAP_REACHED,
+                f"a {client_kind} client may have {cap} tables open; close one first (C-1)",
+                {"cap": cap},
+            )
+        tables.add(table_id)
+        self.hub.watchers.setdefault(table_id, set()).add(player)
+        return True
+
+    def _close_table(self, player: str, table_id: str) -> None:
+        self.open.get(player, set()).discard(table_id)
+        self.hub.watchers.get(table_id, set()).discard(player)
+
+    def _watch_events(self, table_id: str, message: dict[str, Any]) -> None:
+        """Follow seats from the actor's broadcasts: the lobby counts and C-1 bookkeeping."""
+        kind = message.get("type")
+        if kind not in ("seat_taken", "seat_left"):
+            return
+        player = message.get("player") or message.get("player_id")
+        if isinstance(player, str):
+            seats = self.seated.setdefault(player, set())
+            (seats.add if kind == "seat_taken" else seats.discard)(table_id)
+        if table_id in self.info:
+            delta = 1 if kind == "seat_taken" else -1
+            self.info[table_id]["players"] = max(0, self.info[table_id]["players"] + delta)
+            self.hub.send_all(
+                self.subscribers, {"type": "lobby_update", "table": self.summary(table_id)}
+            )
+
+    # -- connection events (C-14) ------------------------------------------------------------
+    def open_tables(self, player: str) -> list[str]:
+        """The tables the player has open, sorted."""
+        return sorted(self.open.get(player, ()))
+
+    def reconnected(self, player: str) -> list[str]:
+        """After login/resume: every open table resends its snapshot to the player (C-14)."""
+        tables = self.open_tables(player)
+        for table_id in tables:
+            self._quietly(self.tables[table_id].reconnected, player, table_id)
+        return tables
+
+    def disconnected(self, player: str) -> None:
+        """The player dropped: seats are kept, clocks run on (C-14)."""
+        self.subscribers.discard(player)
+        for table_id in self.open_tables(player):
+            self._quietly(self.tables[table_id].disconnected, player, table_id)
+
+    def _quietly(self, method: Any, player: str, table_id: str) -> None:
+        d = maybeDeferred(method, player)
+        d.addErrback(
+            lambda f: log.warning(
+                "table_notice_failed", table_id=table_id, player_id=player, error=str(f.value)
+            )
+        )
+
+    # -- requests ---------------------------------------------------------------------------
+    def handle(self, player: Player, client_kind: str, request: Request) -> Any:
+        """Run one request for `player`; returns the `ok` result or a Deferred of it."""
+        handler = getattr(self, f"_on_{request.name}", None)
+        if handler is None:
+            raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the lobby does not handle {request.name}")
+        return handler(player, client_kind, **request.args)
+
+    def _on_lobby_list(self, player: Player, kind: str) -> dict[str, Any]:
+        return {"tables": [self.summary(t) for t in sorted(self.tables)]}
+
+    def _on_lobby_subscribe(self, player: Player, kind: str) -> dict[str, Any]:
+        self.subscribers.add(player.name)
+        return self._on_lobby_list(player, kind)
+
+    def _on_lobby_unsubscribe(self, player: Player, kind: str) -> dict[str, Any]:
+        self.subscribers.discard(player.name)
+        return {}
+
+    def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
+        actor = self._actor(table_id)
+        opened = self._open_table(player.name, kind, table_id)
+        return self._call(player.name, table_id, opened, actor.observe, player.name).addCallback(
+            lambda snapshot: {"snapshot": snapshot}
+        )
+
+    def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
+        actor = self._actor(table_id)
+        if table_id not in self.open.get(player.name, ()):
+            raise ProtocolError(errors.NOT_AT_TABLE, f"table {table_id} is not open")
+        if table_id in self.seated.get(player.name, ()):
+            raise ProtocolError(errors.STILL_SEATED, "leave the seat before closing the table")
+        d = maybeDeferred(actor.unobserve, player.name)
+        return d.addCallback(lambda _: self._close_table(player.name, table_id) or {})
+
+    def _on_sit(
+        self,
+        player: Player,
+        kind: str,
+        table_id: str,
+        buy_in: int,
+        seat: int | None = None,
+        wait_for_big_blind: bool = False,
+    ) -> Deferred[dict]:
+        actor = self._actor(table_id)
+        opened = self._open_table(player.name, kind, table_id)
+        d = self._call(
+            player.name, table_id, opened, actor.sit, player.name, seat, buy_in, wait_for_big_blind
+        )
+
+        def seated(result: Any) -> dict[str, Any]:
+            self.seated.setdefault(player.name, set()).add(table_id)
+            return result if isinstance(result, dict) else {"result": result}
+
+        return d.addCallback(seated)
+
+    def _call(self, player: str, table_id: str, opened: bool, method: Any, *args: Any) -> Deferred:
+        """Call the actor; if it refuses, close a table this request opened (P-1)."""
+
+        def undo(failure: Any) -> Any:
+            if opened and table_id not in self.seated.get(player, ()):
+                self._close_table(player, table_id)
+            return failure
+
+        return maybeDeferred(method, *args).addErrback(undo)
+
+    def _route(self, table_id: str, method: str, *args: Any) -> Deferred[dict]:
+        d = maybeDeferred(getattr(self._actor(table_id), method), *args)
+        return d.addCallback(lambda result: result if isinstance(result, dict) else {})
+
+    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> Deferred:
+        return self._route(table_id, "top_up", player.name, amount)
+
+    def _on_sit_out(self, player: Player, kind: str, table_id: str) -> Deferred:
+        return self._route(table_id, "sit_out", player.name)
+
+    def _on_sit_in(self, player: Player, kind: str, table_id: str, post: bool = True) -> Deferred:
+        return self._route(table_id, "sit_in", player.name, post)
+
+    def _on_act(
+        self, player: Player, kind: str, table_id: str, action: str, amount: int | None = None
+    ) -> Deferred:
+        return self._route(table_id, "act", player.name, action, amount)
+
+    def _on_leave(self, player: Player, kind: str, table_id: str) -> Deferred:
+        return self._route(table_id, "leave", player.name)
+
+    def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred:
+        actor = self._actor(table_id)
+        if table_id not in self.open.get(player.name, ()):
+            raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
+        d = self.chat.post(
+            player.name,
+            table_id,
+            text,
+            in_hand=bool(actor.in_hand(player.name)),
+            hand_running=bool(actor.hand_running),
+        )
+        return d.addCallback(lambda event: self.hub.broadcast(table_id, event) or {})
+
+    def _on_wallet(self, player: Player, kind: str, currency: str | None = None) -> Deferred:
+        cur = currency or self.currency
+        d = self.accounts.balance(player.name, cur)
+        return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
+
+    def _on_deposit(
+        self,
+        player: Player,
+        kind: str,
+        amount: int,
+        currency: str | None = None,
+        key: str | None = None,
+    ) -> Deferred:
+        if not self.allow_deposit:
+            raise ProtocolError(errors.DEPOSITS_DISABLED, "deposits are a development feature")
+        cur = currency or self.currency
+        d = self.accounts.deposit(player.name, amount, cur, key)
+        return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
+
+    def _on_hand_histories(
+        self, player: Player, kind: str, table_id: str | None = None, limit: int = 20
+    ) -> Deferred:
+        if self.histories is None:
+            raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
+        d = maybeDeferred(self.histories, player.name, table_id, limit)
+        return d.addCallback(lambda hands: {"hands": hands})
+
+    def _moderator(self, player: Player, table_id: str | None) -> None:
+        if not player.is_moderator:
+            raise ProtocolError(errors.NOT_MODERATOR, "only moderators may do this")
+        if table_id is not None:
+            self._actor(table_id)
+
+    def _on_mute(
+        self,
+        player: Player,
+        kind: str,
+        target: str,
+        table_id: str | None = None,
+        minutes: int | None = None,
+        reason: str = "",
+    ) -> Deferred:
+        self._moderator(player, table_id)
+        d = self.chat.mute(
+            target, by=player.name, table_id=table_id, minutes=minutes, reason=reason
+        )
+        return d.addCallback(lambda mute: {"until_ms": mute.until_ms})
+
+    def _on_unmute(
+        self, player: Player, kind: str, target: str, table_id: str | None = None
+    ) -> Deferred:
+        self._moderator(player, table_id)
+        return self.chat.unmute(target, table_id).addCallback(lambda n: {"lifted": n})
