@@ -48,6 +48,7 @@ class Hand:
         self.contrib = [0] * n  # everything put in this hand, antes and dead posts included
         self.dead = [0] * n  # the antes and dead posts alone: nobody's bet (C-4)
         self.folded = [False] * n
+        self.live = n  # players not folded
         self.holes: list[tuple[str, ...] | None] = [None] * n
         self.board: list[str] = []
         self.seen: set[str] = set()
@@ -230,13 +231,13 @@ class Hand:
     def _after_action(self) -> None:
         """Pass the turn on, or close the round when nobody is left to act."""
         queue = self.to_act
-        if not queue or self._live_count() <= 1:
+        if not queue or self.live <= 1:
             self._end_betting_round()
         else:
             self.actor = queue[0]
 
     def _live_count(self) -> int:
-        return self.n - sum(self.folded)
+        return self.live
 
     def _end_betting_round(self) -> None:
         """Close the round: return an uncalled bet, then a showdown, the next street or the end.
@@ -328,6 +329,7 @@ class Hand:
         self.to_act.pop(0)
         self.acted.add(player)
         self.folded[player] = True
+        self.live -= 1
         self.log.append(ev.Folded(player))
         self._after_action()
 
@@ -351,7 +353,8 @@ class Hand:
 
     def check_or_call(self, player: int) -> None:
         """Check, or call the current bet (all-in for less if the stack is short)."""
-        self.verify_check_or_call(player)
+        if type(player) is not int or player != self.actor:  # the actor is -1 between rounds
+            self.verify_check_or_call(player)
         amount = self.call_amount(player)
         if amount:
             self.stacks[player] -= amount
