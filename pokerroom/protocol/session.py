@@ -2,9 +2,10 @@
 
 The session frames and checks requests and hands them to the lobby with the logged-in
 player's id; it never takes an identity from a message (ARCHITECTURE rule 8). Requests are
-handled one at a time, in order; every one gets `ok` or `error` (P-1). Outbound frames go
-straight to the transport until the transport pauses us (its buffer is full): then they wait
-in a queue, and a client whose queue passes `outbound_queue_max` is cut off (slow_reader).
+started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so
+answers to slow requests (a `leave` waits for the hand to end) may come after later ones.
+Outbound frames go straight to the transport until it pauses us (its buffer is full): then
+they wait in a queue, and a client whose queue passes `outbound_queue_max` is cut off (slow_reader).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class RoomSession(Protocol):
         self.player: Player | None = None
         self._decoder = FrameDecoder(MAX_FRAME)
         self._pending: deque[dict[str, Any] | ProtocolError] = deque()
-        self._busy = False
+        self._in_flight = 0
         self._closing = False
         self._paused = False
         self._outbox: deque[bytes] = deque()
@@ -118,7 +119,7 @@ class RoomSession(Protocol):
         except ProtocolError as exc:  # frame_too_large: the stream cannot be trusted
             self.close(exc.code, exc.message)
             return
-        if len(self._pending) + len(frames) > self.settings.max_pending_requests:
+        if self._in_flight + len(frames) > self.settings.max_pending_requests:
             self.close(errors.TOO_MANY_REQUESTS, "too many requests waiting for an answer")
             return
         self._pending.extend(frames)
@@ -126,7 +127,7 @@ class RoomSession(Protocol):
 
     # -- requests ---------------------------------------------------------------------------
     def _next(self) -> None:
-        while self._pending and not self._busy and not self._closing:
+        while self._pending and not self._closing:
             frame = self._pending.popleft()
             if isinstance(frame, ProtocolError):
                 self.send(frame.to_message(None))
@@ -136,7 +137,7 @@ class RoomSession(Protocol):
             except ProtocolError as exc:
                 self.send(exc.to_message(None))
                 continue
-            self._busy = True
+            self._in_flight += 1
             d = maybeDeferred(self._dispatch, frame)
             d.addCallbacks(
                 self._answer_ok, self._answer_error, (request_id, frame), None, (request_id,)
@@ -152,8 +153,7 @@ class RoomSession(Protocol):
         self.send(error_of(failure).to_message(request_id))
 
     def _done(self, _: object) -> None:
-        self._busy = False
-        self._next()
+        self._in_flight -= 1
 
     def _dispatch(self, frame: dict[str, Any]) -> Any:
         request = parse_request(frame)

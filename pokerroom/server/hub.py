@@ -47,8 +47,8 @@ class Hub:
         self._sessions: dict[str, Outbound] = {}
         self._tokens: dict[str, Token] = {}
         self._token_of: dict[str, str] = {}  # player -> current token
-        #: Who gets a table's broadcasts: players with the table open (set by the lobby).
-        self.watchers: dict[str, set[str]] = {}
+        #: Who gets a table's broadcasts: the table's `audience` (set by the lobby).
+        self.audience_of: Callable[[str], Iterable[str]] = lambda table_id: ()
         #: Called with (table_id, message) for every broadcast: the lobby's summaries.
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
 
@@ -125,11 +125,11 @@ class Hub:
     def broadcast(
         self, table_id: str, message: dict[str, Any], exclude: Iterable[str] = ()
     ) -> None:
-        """Deliver a public table event to everyone who has the table open."""
+        """Deliver a public table event to the table's audience (observers and seated)."""
         if self.on_broadcast is not None:
             self.on_broadcast(table_id, message)
         skip = set(exclude)
-        for player in tuple(self.watchers.get(table_id, ())):
+        for player in tuple(self.audience_of(table_id)):
             if player not in skip:
                 self.send(player, message)
 

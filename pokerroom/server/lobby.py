@@ -27,7 +27,7 @@ DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
 
 
 class Lobby:
-    """Routes requests of logged-in players; knows which tables each player has open."""
+    """Routes requests of logged-in players; counts each player's open tables (C-1)."""
 
     def __init__(
         self,
@@ -47,28 +47,33 @@ class Lobby:
         self.histories = histories  # callable(player, table_id, limit) -> Deferred[list]
         self.tables: dict[str, Any] = {}
         self.info: dict[str, dict[str, Any]] = {}
-        self.open: dict[str, set[str]] = {}  # player -> open table ids
-        self.seated: dict[str, set[str]] = {}  # player -> tables with a seat
+        self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
         self.subscribers: set[str] = set()
+        hub.audience_of = self._audience
         hub.on_broadcast = self._watch_events
 
     # -- tables ---------------------------------------------------------------------------
     def add_table(self, table_id: str, actor: Any, info: Mapping[str, Any]) -> None:
         """Register a table actor and its lobby summary (game, stakes, seats, buy-ins)."""
         self.tables[table_id] = actor
-        self.info[table_id] = {"table_id": table_id, **info, "players": 0}
+        self.info[table_id] = {"table_id": table_id, **info}
 
     def table_cap(self, client_kind: str) -> int:
         """C-1: how many tables this client kind may have open."""
         return self.caps[client_kind]
 
     def summary(self, table_id: str) -> dict[str, Any]:
-        """The lobby line of one table."""
-        summary = dict(self.info[table_id])
-        extra = getattr(self.tables[table_id], "summary", None)
-        if callable(extra):
-            summary.update(extra())
-        return summary
+        """The lobby line of one table: its settings and how many sit there."""
+        actor = self.tables[table_id]
+        return {
+            **self.info[table_id],
+            "players": len(actor.by_player),
+            "observers": len(actor.observers),
+        }
+
+    def _audience(self, table_id: str) -> set[str]:
+        actor = self.tables.get(table_id)
+        return set(actor.audience) if actor is not None else set()
 
     def _actor(self, table_id: str) -> Any:
         actor = self.tables.get(table_id)
@@ -76,47 +81,31 @@ class Lobby:
             raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
         return actor
 
-    def _open_table(self, player: str, client_kind: str, table_id: str) -> bool:
-        """Open `table_id` for `player` under the C-1 cap; True if it was not open before."""
-        tables = self.open.setdefault(player, set())
-        if table_id in tables:
+    def open_tables(self, player: str) -> list[str]:
+        """The tables the player has open (watches or sits at), sorted."""
+        return sorted(t for t, actor in self.tables.items() if player in actor.audience)
+
+    def _check_cap(self, player: str, client_kind: str, table_id: str) -> bool:
+        """C-1: may `player` open `table_id`? True if it was not open (nor opening) before."""
+        held = set(self.open_tables(player)) | self.opening.get(player, set())
+        if table_id in held:
             return False
         cap = self.table_cap(client_kind)
-        if len(tables) >= cap:
+        if len(held) >= cap:
             raise ProtocolError(
                 errors.TABLE_CAP_REACHED,
                 f"a {client_kind} client may have {cap} tables open; close one first (C-1)",
                 {"cap": cap},
             )
-        tables.add(table_id)
-        self.hub.watchers.setdefault(table_id, set()).add(player)
         return True
 
-    def _close_table(self, player: str, table_id: str) -> None:
-        self.open.get(player, set()).discard(table_id)
-        self.hub.watchers.get(table_id, set()).discard(player)
-
     def _watch_events(self, table_id: str, message: dict[str, Any]) -> None:
-        """Follow seats from the actor's broadcasts: the lobby counts and C-1 bookkeeping."""
-        kind = message.get("type")
-        if kind not in ("seat_taken", "seat_left"):
-            return
-        player = message.get("player") or message.get("player_id")
-        if isinstance(player, str):
-            seats = self.seated.setdefault(player, set())
-            (seats.add if kind == "seat_taken" else seats.discard)(table_id)
-        if table_id in self.info:
-            delta = 1 if kind == "seat_taken" else -1
-            self.info[table_id]["players"] = max(0, self.info[table_id]["players"] + delta)
-            self.hub.send_all(
-                self.subscribers, {"type": "lobby_update", "table": self.summary(table_id)}
-            )
+        """Seat changes update the lobby line of subscribers."""
+        if message.get("type") in ("seat_taken", "seat_left") and table_id in self.tables:
+            update = {"type": "lobby_update", "table": self.summary(table_id)}
+            self.hub.send_all(self.subscribers, update)
 
     # -- connection events (C-14) ------------------------------------------------------------
-    def open_tables(self, player: str) -> list[str]:
-        """The tables the player has open, sorted."""
-        return sorted(self.open.get(player, ()))
-
     def reconnected(self, player: str) -> list[str]:
         """After login/resume: every open table resends its snapshot to the player (C-14)."""
         tables = self.open_tables(player)
@@ -159,19 +148,15 @@ class Lobby:
 
     def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
         actor = self._actor(table_id)
-        opened = self._open_table(player.name, kind, table_id)
-        return self._call(player.name, table_id, opened, actor.observe, player.name).addCallback(
-            lambda snapshot: {"snapshot": snapshot}
-        )
+        self._check_cap(player.name, kind, table_id)
+        d = maybeDeferred(actor.observe, player.name)
+        return d.addCallback(lambda snapshot: {"snapshot": snapshot})
 
     def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
         actor = self._actor(table_id)
-        if table_id not in self.open.get(player.name, ()):
+        if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"table {table_id} is not open")
-        if table_id in self.seated.get(player.name, ()):
-            raise ProtocolError(errors.STILL_SEATED, "leave the seat before closing the table")
-        d = maybeDeferred(actor.unobserve, player.name)
-        return d.addCallback(lambda _: self._close_table(player.name, table_id) or {})
+        return maybeDeferred(actor.unobserve, player.name).addCallback(lambda _: {})
 
     def _on_sit(
         self,
@@ -183,26 +168,16 @@ class Lobby:
         wait_for_big_blind: bool = False,
     ) -> Deferred[dict]:
         actor = self._actor(table_id)
-        opened = self._open_table(player.name, kind, table_id)
-        d = self._call(
-            player.name, table_id, opened, actor.sit, player.name, seat, buy_in, wait_for_big_blind
-        )
+        name = player.name
+        if self._check_cap(name, kind, table_id):  # C-1: count it while the buy-in runs
+            self.opening.setdefault(name, set()).add(table_id)
+        d = maybeDeferred(actor.sit, name, seat, buy_in, wait_for_big_blind)
 
-        def seated(result: Any) -> dict[str, Any]:
-            self.seated.setdefault(player.name, set()).add(table_id)
-            return result if isinstance(result, dict) else {"result": result}
+        def done(result: Any) -> Any:
+            self.opening.get(name, set()).discard(table_id)
+            return result
 
-        return d.addCallback(seated)
-
-    def _call(self, player: str, table_id: str, opened: bool, method: Any, *args: Any) -> Deferred:
-        """Call the actor; if it refuses, close a table this request opened (P-1)."""
-
-        def undo(failure: Any) -> Any:
-            if opened and table_id not in self.seated.get(player, ()):
-                self._close_table(player, table_id)
-            return failure
-
-        return maybeDeferred(method, *args).addErrback(undo)
+        return d.addBoth(done).addCallback(lambda r: r if isinstance(r, dict) else {})
 
     def _route(self, table_id: str, method: str, *args: Any) -> Deferred[dict]:
         d = maybeDeferred(getattr(self._actor(table_id), method), *args)
@@ -227,7 +202,7 @@ class Lobby:
 
     def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred:
         actor = self._actor(table_id)
-        if table_id not in self.open.get(player.name, ()):
+        if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
         d = self.chat.post(
             player.name,

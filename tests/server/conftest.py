@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from pokerroom.ledger import LedgerService, make_engine, upgrade
@@ -30,10 +32,29 @@ def reactor() -> QueueReactor:
     return QueueReactor()
 
 
+class CountingLedger(LedgerService):
+    """The real LedgerService, counting work in flight so that tests can wait for quiet."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_flight = 0
+
+    def run(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Deferred[Any]:
+        """Run `work` in the pool, counting it until it is done."""
+        self.in_flight += 1
+        d = super().run(work, *args, **kwargs)
+
+        def done(result: Any) -> Any:
+            self.in_flight -= 1
+            return result
+
+        return d.addBoth(done)
+
+
 @pytest.fixture
 def ledger(engine: Engine, reactor: QueueReactor) -> Iterator[LedgerService]:
     """A started LedgerService on the temp database."""
-    service = LedgerService(reactor, engine)
+    service = CountingLedger(reactor, engine)
     service.startService()
     try:
         yield service

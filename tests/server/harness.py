@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 from typing import Any
 
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
+from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatRules, ChatService
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol.framing import encode_frame
@@ -38,11 +40,43 @@ class Room:
         self.settings = SessionSettings(
             heartbeat_seconds=30, idle_timeout_seconds=90, outbound_queue_max=20
         )
+        self.store = HandStore(ledger)
+        self.policies = RoomPolicies(self.store)
         self.factory = RoomFactory(self.hub, self.lobby, self.accounts, clock, self.settings)
 
     def stop(self) -> None:
-        """Stop the hashing threads."""
+        """Stop the hashing threads and the tables."""
+        for actor in self.lobby.tables.values():
+            actor.close()
         self.accounts.stopService()
+
+    def add_table(self, table_id: str, seed: int = 7, **settings: Any) -> TableActor:
+        """A real cash-table actor, started, registered with the lobby."""
+        settings.setdefault("between_hands_seconds", 1.0)
+        config = CashTableConfig(table_id=table_id, **settings)
+        actor = TableActor(
+            config,
+            clock=self.clock,
+            ledger=self.ledger,
+            listener=self.hub,
+            rng=random.Random(seed),
+            store=self.store,
+            policies=self.policies,
+        )
+        self.reactor.wait(actor.start())
+        self.lobby.add_table(table_id, actor, {"variant": config.variant})
+        return actor
+
+    def drain(self) -> None:
+        """Run ledger results on this thread until no ledger work is in flight."""
+        while self.ledger.in_flight or not self.reactor.calls.empty():  # type: ignore[attr-defined]
+            f, args, kwargs = self.reactor.calls.get(timeout=5)
+            f(*args, **kwargs)
+
+    def advance(self, seconds: float) -> None:
+        """Move the fake clock and let the ledger answer."""
+        self.clock.advance(seconds)
+        self.drain()
 
     def client(self) -> Client:
         """A new connection."""
@@ -108,6 +142,11 @@ class Client:
         if frame["type"] == "error":
             return self.ok("login", name=name, password=password)
         return frame["result"]
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        """Every frame of one type received so far."""
+        self.read()
+        return [frame for frame in self.inbox if frame.get("type") == kind]
 
     @property
     def closed(self) -> bool:
