@@ -9,11 +9,15 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pokerroom.engine import errors
 from pokerroom.engine import events as ev
 from pokerroom.engine.errors import EngineError
+from pokerroom.engine.variants import Betting
+
+if TYPE_CHECKING:
+    from pokerroom.engine.hand import Hand
 
 
 @dataclass(slots=True)
@@ -140,3 +144,30 @@ def _player(token: str, text: str) -> int:
     if index < 0:
         raise EngineError(errors.BAD_ACTION, f"cannot read {text!r}")
     return index
+
+
+def history_fields(hand: Hand, number: int, **extra: Any) -> dict[str, Any]:
+    """The PHH fields of a finished hand, `finishing_stacks` included.
+
+    `extra` adds optional PHH fields such as `players`, `seats`, `table` or `time`.
+    """
+    cfg = hand.config
+    fields: dict[str, Any] = {"variant": cfg.variant.code}
+    fields["ante_trimming_status"] = cfg.ante_trimming
+    antes = list(cfg.antes) if cfg.antes else [0] * cfg.player_count
+    blinds = list(cfg.blinds_or_straddles)
+    if cfg.player_count == 2:
+        antes, blinds = antes[::-1], blinds[::-1]  # PHH lists heads-up blinds small first
+    fields["antes"] = antes
+    fields["blinds_or_straddles"] = blinds
+    if cfg.variant.betting is Betting.FIXED_LIMIT:
+        fields["small_bet"] = cfg.small_bet
+        fields["big_bet"] = cfg.big_bet
+    else:
+        fields["min_bet"] = cfg.min_bet
+    fields["starting_stacks"] = list(cfg.starting_stacks)
+    fields["actions"] = actions_from_log(hand.log)
+    fields["hand"] = number
+    fields.update(extra)
+    fields["finishing_stacks"] = list(hand.stacks)
+    return fields

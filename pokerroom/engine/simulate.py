@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pokerroom.engine import events as ev
 from pokerroom.engine.cards import shuffled_deck
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.hand import Hand
-from pokerroom.engine.phh import HandHistory, actions_from_log
+from pokerroom.engine.phh import HandHistory, history_fields
 from pokerroom.engine.variants import VARIANTS, Betting
 
 
@@ -81,29 +81,6 @@ def table_config(
         small_bet=big_blind if fixed else 0,
         big_bet=2 * big_blind if fixed else 0,
     )
-
-
-def history_fields(hand: Hand, number: int) -> dict[str, Any]:
-    """The PHH fields of a finished hand, `finishing_stacks` included."""
-    cfg = hand.config
-    fields: dict[str, Any] = {"variant": cfg.variant.code}
-    fields["ante_trimming_status"] = cfg.ante_trimming
-    antes = list(cfg.antes) if cfg.antes else [0] * cfg.player_count
-    blinds = list(cfg.blinds_or_straddles)
-    if cfg.player_count == 2:
-        antes, blinds = antes[::-1], blinds[::-1]  # PHH lists heads-up blinds small first
-    fields["antes"] = antes
-    fields["blinds_or_straddles"] = blinds
-    if cfg.variant.betting is Betting.FIXED_LIMIT:
-        fields["small_bet"] = cfg.small_bet
-        fields["big_bet"] = cfg.big_bet
-    else:
-        fields["min_bet"] = cfg.min_bet
-    fields["starting_stacks"] = list(cfg.starting_stacks)
-    fields["actions"] = actions_from_log(hand.log)
-    fields["hand"] = number
-    fields["finishing_stacks"] = list(hand.stacks)
-    return fields
 
 
 @dataclass(slots=True)
