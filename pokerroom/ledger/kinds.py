@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from pokerroom.ledger.errors import (
@@ -87,12 +87,18 @@ class AccountRef:
     kind: AccountKind
     owner: str
     currency: str
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", account_kind(self.kind))
         if not isinstance(self.owner, str) or not self.owner or len(self.owner) > MAX_OWNER:
             raise InvalidOwner(f"bad account owner {self.owner!r}")
         check_currency(self.currency)
+        # Refs are dict keys on the hot path; Enum.__hash__ is slow, so hash once.
+        object.__setattr__(self, "_hash", hash((self.kind.value, self.owner, self.currency)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
         return f"{self.kind.value}:{self.owner}:{self.currency}"

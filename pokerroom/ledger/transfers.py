@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -17,23 +16,21 @@ from pokerroom.ledger.errors import (
     AlreadyReversed,
     CurrencyMismatch,
     IdempotencyConflict,
-    InsufficientFunds,
     InvalidAmount,
     InvalidKey,
     InvalidPostings,
     InvalidReference,
     Unbalanced,
-    UnknownAccount,
     UnknownTransfer,
 )
 from pokerroom.ledger.kinds import (
-    NEGATIVE_ALLOWED,
     AccountRef,
     TransferKind,
-    account_kind,
     check_currency,
     transfer_kind,
 )
+from pokerroom.ledger.posting import Entry as _Draft
+from pokerroom.ledger.posting import StaleIds, write_entry
 from pokerroom.ledger.schema import accounts, journal, postings
 
 MAX_AMOUNT = 10**15  # minor units; far above any real movement, far below 2**63
@@ -70,19 +67,6 @@ class Transfer:
     replayed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class _Draft:
-    key: str
-    kind: str
-    currency: str
-    reference: str
-    memo: str
-    reverses_id: int | None
-    lines: tuple[tuple[int, int], ...]  # (account id, amount), in the caller's order
-    refs: Mapping[int, AccountRef]
-    content_hash: str
-
-
 def check_amount(amount: object, *, positive: bool = False) -> int:
     """Return `amount` if it is a non-zero `int` (not bool) within bounds, else `invalid_amount`."""
     if type(amount) is not int:
@@ -113,9 +97,9 @@ def _lines(postings_in: PostingsIn) -> list[tuple[AccountRef | int, int]]:
     return lines
 
 
-def _content_hash(draft_fields: dict) -> str:
-    blob = json.dumps(draft_fields, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+def _content_hash(fields: tuple) -> str:
+    """sha256 of ascii() of a tuple of str, int and None: the same on every Python version."""
+    return hashlib.sha256(ascii(fields).encode()).hexdigest()
 
 
 def _draft(
@@ -159,102 +143,24 @@ def _seal(
     refs: Mapping[int, AccountRef],
 ) -> _Draft:
     """Build the draft and its content hash: what 'same content' means for a repeated key."""
-    fields = {
-        "kind": kind,
-        "currency": currency,
-        "reference": reference,
-        "memo": memo,
-        "reverses": reverses_id,
-        "postings": sorted(lines),
-    }
-    digest = _content_hash(fields)
+    # The content a repeated key must match; the order of postings does not matter.
+    digest = _content_hash((kind, currency, reference, memo, reverses_id, tuple(sorted(lines))))
     return _Draft(key, kind, currency, reference, memo, reverses_id, lines, refs, digest)
 
 
-class _StaleIds(Exception):
-    """A cached account id no longer names the account it was cached for."""
-
-
 def _write(conn: Connection, draft: _Draft) -> Transfer:
-    """Insert the entry, lock the accounts in id order, check funds, post, update balances."""
-    journal_id = conn.execute(
-        sa.insert(journal)
-        .values(
-            idempotency_key=draft.key,
-            kind=draft.kind,
-            currency=draft.currency,
-            reference=draft.reference,
-            memo=draft.memo,
-            reverses_id=draft.reverses_id,
-            content_hash=draft.content_hash,
-        )
-        .returning(journal.c.id)
-    ).scalar_one()
-    # Lock in ascending id order so that two transfers never wait on each other in a cycle.
-    ids = sorted(a for a, _ in draft.lines)
-    rows = conn.execute(
-        sa.select(
-            accounts.c.id,
-            accounts.c.kind,
-            accounts.c.owner,
-            accounts.c.currency,
-            accounts.c.balance,
-        )
-        .where(accounts.c.id.in_(ids))
-        .order_by(accounts.c.id)
-        .with_for_update()
-    ).all()
-    by_id = {row.id: row for row in rows}
-    for account_id in ids:
-        row = by_id.get(account_id)
-        ref = draft.refs.get(account_id)
-        if ref is not None and (
-            row is None
-            or (row.kind, row.owner, row.currency) != (ref.kind.value, ref.owner, ref.currency)
-        ):
-            raise _StaleIds()
-        if row is None:
-            raise UnknownAccount(f"no account {account_id}")
-        if row.currency != draft.currency:
-            raise CurrencyMismatch(f"account {account_id} is not in {draft.currency}")
-    lines, updates = [], []
-    for account_id, amount in draft.lines:
-        row = by_id[account_id]
-        after = row.balance + amount
-        name = f"{row.kind}:{row.owner}:{row.currency}"
-        if after < 0 and account_kind(row.kind) not in NEGATIVE_ALLOWED:
-            raise InsufficientFunds(
-                f"{name} holds {row.balance}, needs {-amount}", name, row.balance, -amount
-            )
-        lines.append(Posting(account_id, name, amount, after))
-        updates.append({"b_id": account_id, "b_balance": after})
-    conn.execute(
-        sa.insert(postings),
-        [
-            {
-                "journal_id": journal_id,
-                "account_id": p.account_id,
-                "amount": p.amount,
-                "balance_after": p.balance_after,
-            }
-            for p in lines
-        ],
-    )
-    conn.execute(
-        sa.update(accounts)
-        .where(accounts.c.id == sa.bindparam("b_id"))
-        .values(balance=sa.bindparam("b_balance")),
-        updates,
-    )
+    """Write the entry in the open transaction and describe what it did."""
+    journal_id, lines = write_entry(conn, draft)
+    d = draft
     return Transfer(
         journal_id,
-        draft.key,
-        draft.kind,
-        draft.currency,
-        draft.reference,
-        draft.memo,
-        draft.reverses_id,
-        tuple(lines),
+        d.key,
+        d.kind,
+        d.currency,
+        d.reference,
+        d.memo,
+        d.reverses_id,
+        tuple(Posting(*line) for line in lines),
     )
 
 
@@ -263,7 +169,7 @@ def _post(engine: Engine, draft: _Draft, attempts: int = 5) -> Transfer:
     for attempt in range(attempts):
         try:
             return in_transaction(engine, partial(_write, draft=draft))
-        except _StaleIds:
+        except StaleIds:
             acc.forget_cached_ids(engine)
             draft = _redraft(engine, draft)
         except sa.exc.IntegrityError:
