@@ -133,13 +133,15 @@ def _explain_refusal(conn: Connection, entry: Entry, updated: Sequence[int] | ob
     ids = [a for a, _ in entry.lines]
     rows = conn.execute(_read_accounts(len(ids)), {f"a{i}": a for i, a in enumerate(ids)})
     found = {row.id: row for row in rows}
+    for account_id, ref in entry.refs.items():
+        row = found.get(account_id)
+        if row is None or (row.kind, row.owner) != (ref.kind.value, ref.owner):
+            raise StaleIds()
     for account_id, amount in entry.lines:
         if account_id in updated:  # type: ignore[operator]
             continue
         row = found.get(account_id)
         if row is None:
-            if account_id in entry.refs:
-                raise StaleIds()
             raise UnknownAccount(f"no account {account_id}")
         if row.currency != entry.currency:
             raise CurrencyMismatch(f"account {_name(row)} is not in {entry.currency}")

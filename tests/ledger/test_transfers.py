@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from pokerroom.ledger import errors
+from pokerroom.ledger import errors, migrate
 from pokerroom.ledger.accounts import get_account, open_account
 from pokerroom.ledger.kinds import AccountKind, AccountRef, external, house, wallet
 from pokerroom.ledger.reports import check_ledger, total_balance
@@ -232,3 +232,15 @@ def test_failed_transfer_does_not_consume_its_key(engine: sa.Engine) -> None:
         move(engine, **request)
     _deposit(engine, "a", 50)
     assert not move(engine, **request).replayed
+
+
+def test_cached_account_ids_are_checked_against_the_database(engine: sa.Engine) -> None:
+    """Refs are cached as ids; if the ids now name other accounts, the cache is refreshed."""
+    _deposit(engine, "a", 100, key="dep1")  # caches external -> 1, wallet:a -> 2
+    migrate.downgrade(engine)
+    migrate.upgrade(engine)
+    open_account(engine, "wallet", "z", USD)  # takes id 1 in the new tables
+    _deposit(engine, "a", 70, key="dep2")
+    assert get_account(engine, "wallet:a:USD").balance == 70
+    assert get_account(engine, "wallet:z:USD").balance == 0
+    assert check_ledger(engine).ok
