@@ -19,7 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from pokerroom.cash.seating import Seat, next_seat, position_order, strictly_between
+from pokerroom.cash.seating import (
+    Seat,
+    distance,
+    next_seat,
+    position_order,
+    strictly_between,
+)
 
 SMALL, BIG, ENTRY = "small", "big", "entry"
 
@@ -124,6 +130,11 @@ def _continue(
         other = next(s for s in dealt if s != big)
         heads_up = (other, other, other)
         return _build(max_seats, sb, bb, heads_up, big, dealt, {}, missed, fresh=False)
+    if button == big:
+        # The big blind jumped onto the old small blind: put the button just before the
+        # small blind so that the order stays small blind, big blind, ..., button.
+        others = dealt - {big, small_seat}
+        button = min(others, key=lambda s: distance(s, small_seat, max_seats))
     small = small_seat if small_seat in dealt and small_seat not in posts else None
     where = (button, small, small_seat)
     return _build(max_seats, sb, bb, where, big, dealt, posts, missed, fresh=False)

@@ -72,7 +72,8 @@ class HandLoop:
             self.start_stacks,
             self._seat_rows(),
         )
-        d.addCallbacks(lambda _: self._deal(), self._halt, errbackArgs=("start_hand",))
+        d.addCallback(lambda _: self._deal())
+        d.addErrback(self._halt, "start_hand")
 
     def _pick_button(self: TableActor, ready: list[int]) -> int:
         """The first button of a game is drawn at random among the ready seats."""
@@ -252,7 +253,8 @@ class HandLoop:
             rake_by_player,
             self._now_ms(),
         )
-        d.addCallbacks(lambda _: self._after_hand(), self._halt, errbackArgs=("settle_hand",))
+        d.addCallback(lambda _: self._after_hand())
+        d.addErrback(self._halt, "settle_hand")
 
     def _after_hand(self: TableActor) -> None:
         """Between hands: pending top-ups, busted players, leavers; then the next hand."""

@@ -36,9 +36,9 @@ class Delivery(NamedTuple):
     message: Message
 
 
-def message(table_id: str, kind: str, **fields: Any) -> Message:
+def message(table_id: str, message_type: str, **fields: Any) -> Message:
     """A table message."""
-    return {"type": kind, "table_id": table_id, **fields}
+    return {"type": message_type, "table_id": table_id, **fields}
 
 
 def legal_view(legal: LegalActions) -> dict[str, Any]:
@@ -68,8 +68,8 @@ def event_deliveries(
     """
     out: list[Delivery] = []
 
-    def public(kind: str, **fields: Any) -> None:
-        out.append(Delivery(None, message(table_id, kind, hand_id=hand_id, **fields)))
+    def public(message_type: str, **fields: Any) -> None:
+        out.append(Delivery(None, message(table_id, message_type, hand_id=hand_id, **fields)))
 
     for e in events:
         t = type(e)

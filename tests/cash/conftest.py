@@ -1,5 +1,7 @@
 """A cash table on a real SQLite ledger, a fake clock, a seeded deck and a recording listener.
 
+Seed 2 makes the first button the lowest ready seat (random.Random(2).randrange(n) == 0).
+
 The ledger runs its real thread pool; its results come back through `Pump.callFromThread`
 and are run on the test thread by `Harness.drain`, so every test is deterministic.
 """
@@ -80,7 +82,7 @@ class Listener:
 class Harness:
     """One room database, one ledger, any number of tables."""
 
-    def __init__(self, path: Path, seed: int = 7) -> None:
+    def __init__(self, path: Path, seed: int = 2) -> None:
         self.url = f"sqlite:///{path / 'room.sqlite'}"
         self.engine = make_engine(self.url)
         upgrade(self.engine)
@@ -197,3 +199,24 @@ def play_out(room: Harness, actor: TableActor, policy: str = "call", limit: int 
         else:
             actor.act(player, "check")
     raise AssertionError("hand did not finish")
+
+
+def next_hand(room: Harness, actor: TableActor) -> None:
+    """Let the pause between hands pass; the next hand is dealt."""
+    room.advance(actor.config.between_hands_seconds)
+    assert actor.phase == "playing", actor.phase
+
+
+def play_hand(room: Harness, actor: TableActor, policy: str = "call") -> None:
+    """Deal the next hand and play it to the end."""
+    next_hand(room, actor)
+    play_out(room, actor, policy)
+
+
+def posts(listener: Listener, hand_id: str) -> dict[int, list[tuple[str, int]]]:
+    """The forced bets of one hand: seat -> [(kind, amount)]."""
+    out: dict[int, list[tuple[str, int]]] = {}
+    for m in listener.public:
+        if m["type"] == "blind_posted" and m["hand_id"] == hand_id:
+            out.setdefault(m["seat"], []).append((m["kind"], m["amount"]))
+    return out
