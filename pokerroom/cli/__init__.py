@@ -23,6 +23,10 @@ def _register() -> None:
 
     for command in ledger_cmds.COMMANDS:
         main.add_command(command)
+    from pokerroom.cli import server_cmds
+
+    for command in server_cmds.COMMANDS:
+        main.add_command(command)
 
 
 _register()

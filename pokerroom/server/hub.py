@@ -28,6 +28,9 @@ class Outbound(Protocol):
     def replaced(self) -> None:
         """Another connection logged in as the same player: say goodbye and close."""
 
+    def close(self, code: str, message: str) -> None:
+        """Send `goodbye` with `code` and close the connection."""
+
 
 @dataclass(slots=True)
 class Token:
@@ -132,6 +135,11 @@ class Hub:
         for player in tuple(self.audience_of(table_id)):
             if player not in skip:
                 self.send(player, message)
+
+    def close_all(self, code: str, message: str) -> None:
+        """Say goodbye to every logged-in client and close them (server shutdown)."""
+        for session in tuple(self._sessions.values()):
+            session.close(code, message)
 
     def send_all(self, players: Iterable[str], message: dict[str, Any]) -> None:
         """Deliver one message to several players (lobby updates)."""

@@ -1,0 +1,121 @@
+"""The service tree of `pokerroom serve`: ledger first, then accounts, tables, the listener.
+
+`RoomService` is a MultiService: its children (LedgerService, PlayerAccounts) start in order
+and stop in reverse, so the ledger starts first and stops last (ARCHITECTURE rule 9). Once
+they run, every table recovers (C-12: interrupted hands void) and chat mutes load; only then
+does the TCP listener open. Stopping closes the listener, says goodbye to every client,
+stops the tables and finally the ledger.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import structlog
+from twisted.application.service import MultiService
+from twisted.internet.defer import Deferred, DeferredList, gatherResults, inlineCallbacks
+from twisted.internet.interfaces import IListeningPort
+
+from pokerroom.cash import HandStore, RoomPolicies, TableActor
+from pokerroom.chat import ChatService
+from pokerroom.ledger import LedgerService
+from pokerroom.protocol import errors
+from pokerroom.protocol.session import RoomFactory
+from pokerroom.server.accounts import PlayerAccounts
+from pokerroom.server.hub import Hub
+from pokerroom.server.lobby import Lobby
+from pokerroom.server.settings import RoomSettings
+
+log = structlog.get_logger("pokerroom.server")
+
+
+def table_info(actor: TableActor) -> dict[str, Any]:
+    """The fixed part of a table's lobby line."""
+    cfg = actor.config
+    return {
+        "variant": cfg.variant,
+        "max_seats": cfg.max_seats,
+        "small_blind": cfg.small_blind,
+        "big_blind": cfg.big_blind,
+        "currency": cfg.currency,
+        "min_buy_in": cfg.min_buy_in,
+        "max_buy_in": cfg.max_buy_in,
+        "action_seconds": cfg.action_seconds,
+        "timebank_seconds": cfg.timebank_seconds,
+    }
+
+
+class RoomService(MultiService):
+    """The whole room in one process."""
+
+    def __init__(
+        self, reactor: Any, database: Any, settings: RoomSettings, *, port: int | None = None
+    ) -> None:
+        super().__init__()
+        self.reactor = reactor
+        self.settings = settings
+        self.port_number = settings.port if port is None else port
+        self.ledger = LedgerService(reactor, database)
+        self.ledger.setServiceParent(self)  # first child: starts first, stops last
+        self.accounts = PlayerAccounts(reactor, self.ledger, settings.hashing)
+        self.accounts.setServiceParent(self)
+        self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
+        self.chat = ChatService(reactor, self.ledger, settings.chat)
+        self.lobby = Lobby(
+            self.hub,
+            self.accounts,
+            self.chat,
+            caps=settings.table_caps,
+            currency=settings.currency,
+            allow_deposit=settings.allow_deposit,
+        )
+        self.store = HandStore(self.ledger)
+        self.policies = RoomPolicies(self.store)
+        self.factory = RoomFactory(self.hub, self.lobby, self.accounts, reactor, settings.session)
+        self.listening: IListeningPort | None = None
+        self.ready: Deferred[IListeningPort] = Deferred()
+
+    def startService(self) -> None:
+        """Start the ledger and accounts, recover the tables, then listen."""
+        super().startService()  # raises SchemaNotAtHead before anything else runs
+        self._open().chainDeferred(self.ready)
+
+    @inlineCallbacks
+    def _open(self):  # type: ignore[no-untyped-def]
+        rng = secrets.SystemRandom()  # C-15: a cryptographically secure shuffle
+        actors = []
+        for config in self.settings.tables:
+            actor = TableActor(
+                config,
+                clock=self.reactor,
+                ledger=self.ledger,
+                listener=self.hub,
+                rng=rng,
+                store=self.store,
+                policies=self.policies,
+            )
+            actors.append(actor)
+        yield gatherResults([a.start() for a in actors] + [self.chat.load()], consumeErrors=True)
+        for actor in actors:
+            self.lobby.add_table(actor.table_id, actor, table_info(actor))
+        self.listening = self.reactor.listenTCP(
+            self.port_number, self.factory, interface=self.settings.host
+        )
+        address = self.listening.getHost()
+        log.info("listening", host=address.host, port=address.port, tables=len(actors))
+        return self.listening
+
+    def stopService(self) -> Deferred[Any]:
+        """Close the listener, say goodbye, stop the tables; the ledger stops last."""
+        waits: list[Deferred[Any]] = []
+        if self.listening is not None:
+            waits.append(self.listening.stopListening())
+            self.listening = None
+        self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
+        for actor in self.lobby.tables.values():
+            actor.close()
+        d = DeferredList(waits)
+        d.addCallback(lambda _: super(RoomService, self).stopService())
+        d.addCallback(lambda _: log.info("stopped"))
+        return d

@@ -1,0 +1,104 @@
+"""Room settings from TOML (config/room.toml): server, session, C-1 caps, accounts, chat, tables."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pokerroom.cash import CashTableConfig
+from pokerroom.chat import ChatRules
+from pokerroom.protocol.session import SessionSettings
+from pokerroom.server.accounts import HashSettings
+from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
+
+#: The checkout's config/room.toml (beside migrations/).
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "room.toml"
+SECTIONS = ("server", "session", "table_caps", "accounts", "dev", "chat", "tables")
+
+
+class SettingsError(ValueError):
+    """The configuration file is unreadable or holds an unknown or invalid setting."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSettings:
+    """Everything `pokerroom serve` reads from the configuration file."""
+
+    host: str = "0.0.0.0"
+    port: int = 9999
+    currency: str = "USD"
+    log_format: str = "auto"
+    session: SessionSettings = field(default_factory=SessionSettings)
+    resume_minutes: float = 30.0
+    table_caps: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TABLE_CAPS))
+    hashing: HashSettings = field(default_factory=HashSettings)
+    allow_deposit: bool = False
+    chat: ChatRules = field(default_factory=ChatRules)
+    tables: tuple[CashTableConfig, ...] = ()
+
+
+def _only(section: str, values: Mapping[str, Any], known: set[str]) -> None:
+    unknown = set(values) - known
+    if unknown:
+        raise SettingsError(f"[{section}]: unknown settings {sorted(unknown)}")
+
+
+def _dataclass(cls: type, section: str, values: Mapping[str, Any]) -> Any:
+    _only(section, values, {f.name for f in fields(cls)})
+    return cls(**values)
+
+
+def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
+    """Build RoomSettings from a parsed TOML document."""
+    _only("top level", data, set(SECTIONS))
+    server = dict(data.get("server", {}))
+    _only("server", server, {"host", "port", "currency", "log_format"})
+    session = dict(data.get("session", {}))
+    resume = session.pop("resume_minutes", 30.0)
+    caps = {**DEFAULT_TABLE_CAPS, **data.get("table_caps", {})}
+    _only("table_caps", caps, set(DEFAULT_TABLE_CAPS))
+    if not all(isinstance(v, int) and v >= 1 for v in caps.values()):
+        raise SettingsError("[table_caps]: each cap is a whole number of at least 1")
+    dev = dict(data.get("dev", {}))
+    _only("dev", dev, {"allow_deposit"})
+    currency = server.get("currency", "USD")
+    tables = []
+    for table_id, values in data.get("tables", {}).items():
+        values = {"currency": currency, **values}
+        try:
+            tables.append(CashTableConfig.from_mapping(table_id, values))
+        except (TypeError, ValueError) as exc:
+            raise SettingsError(f"[tables.{table_id}]: {exc}") from None
+    try:
+        chat = ChatRules.from_mapping(data.get("chat", {}))
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[chat]: {exc}") from None
+    return RoomSettings(
+        host=server.get("host", "0.0.0.0"),
+        port=int(server.get("port", 9999)),
+        currency=currency,
+        log_format=server.get("log_format", "auto"),
+        session=_dataclass(SessionSettings, "session", session),
+        resume_minutes=float(resume),
+        table_caps=caps,
+        hashing=_dataclass(HashSettings, "accounts", data.get("accounts", {})),
+        allow_deposit=bool(dev.get("allow_deposit", False)),
+        chat=chat,
+        tables=tuple(tables),
+    )
+
+
+def load_settings(path: str | Path | None = None) -> RoomSettings:
+    """Read a TOML file (default: config/room.toml) into RoomSettings."""
+    target = Path(path) if path else DEFAULT_CONFIG
+    try:
+        with target.open("rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as exc:
+        raise SettingsError(f"cannot read {target}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{target}: {exc}") from None
+    return parse_settings(data)
