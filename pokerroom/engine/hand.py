@@ -55,6 +55,7 @@ class Hand:
         self.shown: set[int] = set()
         self.mucked: set[int] = set()
         self._ranks: dict[int, int] = {}
+        self._pot_cache: list[SidePot] | None = None
         self.log: list[ev.Event] = []
         self.street = 0  # 0 preflop, 1 flop, 2 turn, 3 river
         self.phase = Phase.DEAL_HOLE
@@ -577,10 +578,15 @@ class Hand:
         self._maybe_end_showdown()
 
     def _pots(self) -> list[SidePot]:
-        """The main pot (with all dead money) and side pots, from the bets made."""
-        dead = self.dead
-        bets = [c - d for c, d in zip(self.contrib, dead, strict=True)]
-        return build_pots(bets, [not f for f in self.folded], sum(dead))
+        """The main pot (with all dead money) and side pots, from the bets made.
+
+        Betting is over when this is asked, so the answer is kept for the award.
+        """
+        if self._pot_cache is None:
+            dead = self.dead
+            bets = [c - d for c, d in zip(self.contrib, dead, strict=True)]
+            self._pot_cache = build_pots(bets, [not f for f in self.folded], sum(dead))
+        return self._pot_cache
 
     def _rank(self, player: int) -> int:
         """The player's hand rank on the final board, computed once per player."""

@@ -23,6 +23,9 @@ def build_pots(
     `dead_money` (antes, dead posts) is not part of anyone's bet and joins the main pot.
     """
     levels = sorted({c for c, alive in zip(contributions, live, strict=True) if alive and c > 0})
+    if len(levels) == 1:  # the usual case: every live player put in the same amount
+        eligible = tuple(i for i, alive in enumerate(live) if alive and contributions[i])
+        return [SidePot(sum(contributions) + dead_money, eligible)]
     pots: list[SidePot] = []
     previous = 0
     for level in levels:
