@@ -65,10 +65,13 @@ class ActionClock:
     def _action_time_up(self) -> None:
         self._call = None
         if self._bank_ms > 0:
-            self._bank_started = self._clock.seconds()
+            # Deadlines, not ticks (ARCH 4): the bank starts when the action time ended,
+            # even if this call runs late.
+            self._bank_started = self.deadline
             self.deadline = self._bank_started + self._bank_ms / 1000
-            self._call = self._clock.callLater(self._bank_ms / 1000, self._bank_time_up)
-            self._on_timebank(self._bank_ms)
+            delay = max(0.0, self.deadline - self._clock.seconds())
+            self._call = self._clock.callLater(delay, self._bank_time_up)
+            self._on_timebank(self.bank_left_ms())
         else:
             self._on_timeout()
 
