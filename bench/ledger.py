@@ -15,6 +15,7 @@ and prints transfers/s (over all rounds) and api/bare. Not part of the test run.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import sqlalchemy as sa
+import structlog
 from sqlalchemy.engine import Engine, make_url
 from twisted.internet import defer, task
 
@@ -162,26 +164,31 @@ async def bench_one(reactor, label: str, url: str, args: argparse.Namespace) -> 
     rows = []
     for width in (2, 8):
         elapsed: dict[str, float] = {}
+        cpu: dict[str, float] = {}
         names = ["bare", *(f"api{t}" for t in thread_counts)]
         for r in range(args.rounds):
             shift = r % len(names)
             for name in names[shift:] + names[:shift]:
                 tag = f"{name}:{width}:{r}"
+                cpu_start = time.process_time()
                 if name == "bare":
                     rate = bare_loop(engine, ids, width, args.count, tag)
                 else:
                     rate = await api_loop(services[int(name[3:])], width, args.count, tag)
+                cpu[name] = cpu.get(name, 0.0) + time.process_time() - cpu_start
                 elapsed[name] = elapsed.get(name, 0.0) + args.count / rate
         total = args.count * args.rounds
         bare = total / elapsed["bare"]
+        bare_cpu = cpu["bare"] / total * 1e6
         for t in thread_counts:
             api = total / elapsed[f"api{t}"]
+            api_cpu = cpu[f"api{t}"] / total * 1e6
             rows.append(
-                f"{label:<10} {width:>8} {t:>7} {bare:>12.0f} {api:>12.0f} {api / bare:>7.0%}"
+                f"{label:<10} {width:>8} {t:>7} {bare:>10.0f} {api:>10.0f} {api / bare:>8.0%}"
+                f" {bare_cpu:>10.0f} {api_cpu:>10.0f}"
             )
     for service in services.values():
-        service._pool.stop()
-    engine.dispose()
+        service.stopService()  # disposes the engine too
     return rows
 
 
@@ -192,8 +199,8 @@ async def main(reactor, args: argparse.Namespace) -> None:
         f"{args.count} transfers x {args.rounds} interleaved rounds per figure"
     )
     print(
-        f"{'database':<10} {'postings':>8} {'threads':>7} {'bare tx/s':>12} {'api tx/s':>12} "
-        f"{'api/bare':>7}"
+        f"{'database':<10} {'postings':>8} {'threads':>7} {'bare tx/s':>10} {'api tx/s':>10} "
+        f"{'api/bare':>8} {'bare cpu':>10} {'api cpu':>10}  (cpu: process µs per transfer)"
     )
     for label, url, cleanup in _databases(args.db):
         try:
@@ -209,8 +216,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--db", action="append", help="sqlite, postgresql or a SQLAlchemy URL (repeatable)"
     )
-    parser.add_argument("--count", type=int, default=200, help="transfers per measurement")
-    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds")
+    parser.add_argument("--count", type=int, default=50, help="transfers per measurement")
+    parser.add_argument("--rounds", type=int, default=20, help="interleaved rounds")
     parser.add_argument("--pg-threads", type=int, default=4, help="extra PostgreSQL pool size")
     args = parser.parse_args(argv)
     args.db = args.db or ["sqlite", "postgresql"]
@@ -219,4 +226,5 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 if __name__ == "__main__":
     options = parse(sys.argv[1:])
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     task.react(lambda reactor: defer.ensureDeferred(main(reactor, options)))
