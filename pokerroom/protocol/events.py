@@ -159,7 +159,12 @@ TABLE_EVENTS: dict[str, type[ServerMessage]] = {
             ("action", "string", "what"),
             ("amount", "int|null", "to-total"),
         ),
-        _table_event("board_dealt", "Community cards.", ("cards", "array", "the new cards")),
+        _table_event(
+            "board_dealt",
+            "Community cards.",
+            ("street", "int", "1 flop, 2 turn, 3 river"),
+            ("cards", "array", "the new cards"),
+        ),
         _table_event(
             "pot_returned",
             "An uncalled bet goes back.",
@@ -176,7 +181,10 @@ TABLE_EVENTS: dict[str, type[ServerMessage]] = {
         _table_event(
             "pot_awarded",
             "A pot or side pot is won (C-5, C-11).",
+            ("pot", "int", "pot index, 0 = main"),
             ("seats", "array", "winners"),
+            ("rake", "int", "cents raked from this pot"),
+            ("shares", "array", "[{seat, amount}]"),
             ("amount", "int", "cents"),
         ),
         _table_event(
