@@ -1,0 +1,199 @@
+"""Money at the table: multi-tabling (C-1), table stakes (C-9), ratholing (C-10), rake (C-11),
+conservation (P-2) and the deal's secrecy (C-15)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from pokerroom.cash import CashTableConfig, TableActor
+from pokerroom.cash.store import cash_hand_rake, escrow
+from pokerroom.ledger.kinds import AccountKind, house, wallet
+from pokerroom.ledger.reports import check_ledger
+from pokerroom.ledger.schema import accounts
+from pokerroom.protocol.errors import ProtocolError
+from tests.cash.conftest import USD, Harness, Listener, next_hand, play_hand, play_out, sit_all
+
+
+def money_inside(room: Harness) -> int:
+    """Wallets + seat escrows + house rake: everything but the outside world."""
+    with room.engine.connect() as conn:
+        return conn.execute(
+            sa.select(sa.func.sum(accounts.c.balance)).where(accounts.c.kind != "external")
+        ).scalar_one()
+
+
+def test_a_player_sits_at_two_tables_at_once(room: Harness) -> None:
+    """C-1 (table side): seats at several tables are independent, each with its own escrow."""
+    one, two = room.table("t1"), room.table("t2")
+    room.fund("ann")
+    room.wait(one.sit("ann", 0, 100))
+    room.wait(two.sit("ann", 0, 150))
+    assert room.balance(escrow("t1", "ann", USD)) == 100
+    assert room.balance(escrow("t2", "ann", USD)) == 150
+    room.wait(one.leave("ann"))
+    assert "ann" in two.by_player and room.balance(escrow("t1", "ann", USD)) == 0
+
+
+def test_buy_in_limits_and_top_up_only_up_to_the_table_max(room: Harness) -> None:
+    """C-9: buy in within [min, max]; top up between hands up to the maximum."""
+    actor = room.table(min_buy_in=40, max_buy_in=200)
+    room.fund("ann")
+    for bad in (39, 201):
+        with pytest.raises(ProtocolError) as info:
+            actor.sit("ann", 0, bad)
+        assert info.value.code == "buy_in_out_of_range"
+    room.wait(actor.sit("ann", 0, 150))
+    with pytest.raises(ProtocolError) as info:
+        actor.top_up("ann", 51)
+    assert info.value.code == "above_table_max" and info.value.details["max_add"] == 50
+    assert room.wait(actor.top_up("ann", 50)) == {"stack": 200, "pending": 0}
+    assert room.balance(escrow("t1", "ann", USD)) == 200
+
+
+def test_top_up_during_a_hand_joins_the_stack_when_it_ends(room: Harness) -> None:
+    """C-9: only the chips on the table when the hand began can be bet."""
+    actor = room.table()
+    sit_all(room, actor, ["ann", "bob", "cat"], buy_in=100)
+    next_hand(room, actor)
+    room.wait(actor.top_up("ann", 50))
+    hand = actor.hand
+    assert hand is not None
+    i = actor.order.index(0)
+    assert hand.stacks[i] + hand.contrib[i] == 100 and actor.seats[0].pending_chips == 50
+    play_out(room, actor)
+    assert actor.seats[0].pending_chips == 0
+    assert actor.seats[0].stack == room.balance(escrow("t1", "ann", USD))
+
+
+def test_resitting_within_the_rathole_window_needs_what_was_taken(room: Harness) -> None:
+    """C-10: within rathole_minutes at the same stakes, bring at least the amount left with."""
+    actor = room.table(hit_and_run=False, min_buy_in=40, max_buy_in=200)
+    other = room.table("t2", hit_and_run=False, min_buy_in=40, max_buy_in=200)
+    higher = room.table("t3", small_blind=2, big_blind=4, min_buy_in=80, max_buy_in=400)
+    sit_all(room, actor, ["ann", "bob", "cat"], buy_in=150)
+    play_hand(room, actor)
+    took = actor.seats[0].stack
+    assert room.wait(actor.leave("ann"))["amount"] == took
+    for table in (actor, other):
+        with pytest.raises(ProtocolError) as info:
+            room.wait(table.sit("ann", 5, took - 1))
+        assert info.value.code == "rathole_minimum" and info.value.details["minimum"] == took
+    room.wait(higher.sit("ann", 0, 100))  # other stakes: no minimum
+    room.wait(higher.leave("ann"))
+    room.clock.advance(61 * 60)
+    room.drain()
+    room.wait(other.sit("ann", 5, 40))
+
+
+def _raise_and_check_down(room: Harness, actor: TableActor, raise_to: int, fold: bool) -> None:
+    next_hand(room, actor)
+    hand = actor.hand
+    assert hand is not None
+    actor.act(actor.players[hand.actor], "raise", raise_to)
+    play_out(room, actor, policy="fold" if fold else "call")
+
+
+def test_rake_is_a_capped_percentage_recorded_per_player(room: Harness) -> None:
+    """C-11: 5 % of the pot, capped at 3 BB, to the house rake account, shared by contribution."""
+    actor = room.table(rake_bps=500)
+    sit_all(room, actor, ["ann", "bob", "cat"])
+    before = room.balance(house(AccountKind.HOUSE_RAKE, USD))
+    _raise_and_check_down(room, actor, 50, fold=False)  # pot 150: 7.5 -> capped at 6
+    assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) == before + 6
+    with room.engine.connect() as conn:
+        rows = conn.execute(sa.select(cash_hand_rake)).all()
+    assert {r.player_id: r.amount for r in rows} == {"ann": 2, "bob": 2, "cat": 2}
+    assert actor.listener.of_type("hand_ended")[-1]["rake"] == 6
+
+
+def test_no_flop_no_drop(room: Harness) -> None:
+    """C-11: a hand that ends before the flop pays no rake."""
+    actor = room.table(rake_bps=500)
+    sit_all(room, actor, ["ann", "bob", "cat"])
+    _raise_and_check_down(room, actor, 50, fold=True)
+    assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) == 0
+    assert actor.listener.of_type("hand_ended")[-1]["rake"] == 0
+
+
+def test_money_never_appears_or_disappears(room: Harness) -> None:
+    """P-2: wallets + escrows + rake stay constant across buy-ins, hands, rake and leaving."""
+    actor = room.table(rake_bps=500, hit_and_run=False)
+    for player in ("ann", "bob", "cat", "dan"):
+        room.fund(player, 1_000)
+    total = money_inside(room)
+    for number, player in enumerate(("ann", "bob", "cat", "dan")):
+        room.wait(actor.sit(player, number, 200))
+        assert money_inside(room) == total
+    for k in range(8):
+        if k % 2:
+            _raise_and_check_down(room, actor, 20, fold=False)
+        else:
+            play_hand(room, actor)
+        assert money_inside(room) == total
+        stacks = {s.player_id: s.stack for s in actor.seats.values()}
+        assert stacks == {p: room.balance(escrow("t1", p, USD)) for p in stacks}
+    short = min(actor.seats.values(), key=lambda s: s.stack)
+    room.wait(actor.top_up(short.player_id, 200 - short.stack))
+    assert money_inside(room) == total
+    for player in ("ann", "bob", "cat", "dan"):
+        room.wait(actor.leave(player))
+    assert money_inside(room) == total
+    assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) > 0
+    assert sum(room.balance(wallet(p, USD)) for p in ("ann", "bob", "cat", "dan")) < 4_000
+    report = check_ledger(room.engine)
+    assert report.ok, report
+
+
+def _strings(value: Any) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def test_hole_cards_reach_only_their_holder(room: Harness) -> None:
+    """C-15: no client receives another player's hidden cards unless they are shown."""
+    actor = room.table()
+    players = ["ann", "bob", "cat", "dan"]
+    sit_all(room, actor, players)
+    actor.observe("eve")
+    listener: Listener = actor.listener
+    for _ in range(6):
+        play_hand(room, actor, policy="fold")
+        play_hand(room, actor)
+    holes: dict[tuple[str, str], set[str]] = {}
+    for player in players:
+        for m in listener.inbox[player]:
+            if m["type"] == "hole_cards":
+                holes[(m["hand_id"], player)] = set(m["cards"])
+    assert len(holes) == 12 * 4
+    shown = {
+        (m["hand_id"], card)
+        for m in listener.public
+        if m["type"] in ("hand_shown", "board_dealt")
+        for card in m["cards"]
+    }
+    for receiver in [*players, "eve"]:
+        for m in listener.inbox[receiver]:
+            if m["type"] in ("hand_shown", "board_dealt"):
+                continue
+            seen = _strings(m)
+            for (hand_id, holder), cards in holes.items():
+                if holder != receiver and m.get("hand_id") == hand_id:
+                    leaked = {c for c in cards & seen if (hand_id, c) not in shown}
+                    assert not leaked, (receiver, m)
+
+
+def test_production_deck_uses_the_system_random_source(room: Harness) -> None:
+    """C-15: without an injected RNG the table shuffles with secrets.SystemRandom."""
+    actor = TableActor(
+        CashTableConfig(table_id="prod"), clock=room.clock, ledger=room.ledger, listener=Listener()
+    )
+    assert isinstance(actor.rng, secrets.SystemRandom)
