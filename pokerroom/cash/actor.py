@@ -19,7 +19,7 @@ from pokerroom.cash.clock import ActionClock, seconds_to_ms
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.membership import Membership
-from pokerroom.cash.play import IDLE, PLAYING, STARTING, HandLoop
+from pokerroom.cash.play import HALTED, IDLE, PLAYING, STARTING, HandLoop
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
 from pokerroom.cash.seating import Seat
 from pokerroom.cash.store import Recovery, SeatRow
@@ -168,6 +168,8 @@ class TableActor(HandLoop, Membership):
         self.listener.broadcast(self.config.table_id, msg, exclude or set())
 
     def _seat_of(self, player_id: str) -> Seat:
+        if self._closed or self.phase == HALTED:
+            raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
         number = self.by_player.get(player_id)
         if number is None:
             raise ProtocolError(codes.NOT_SEATED, "you are not seated at this table")
@@ -304,6 +306,8 @@ class TableActor(HandLoop, Membership):
                     raise ProtocolError(codes.NOTHING_TO_CALL, "nothing to call: check")
         except EngineError as exc:
             raise ProtocolError(exc.code, exc.message) from None
+        if seat.timed_out and seat.sitting_out:
+            self._back_from_timeout(seat)  # C-6: sat out "until they act again"
         if hand.current_bet == 0 and action == "raise":
             action = "bet"
         elif hand.current_bet > 0 and action == "bet":

@@ -14,6 +14,7 @@ from twisted.python.failure import Failure
 from pokerroom.cash import errors as codes
 from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.declines import is_decline
+from pokerroom.cash.play import IDLE, PLAYING
 from pokerroom.cash.policies import AdmissionDecision
 from pokerroom.cash.seating import Seat, free_seat
 from pokerroom.cash.store import CashOut, SeatRow
@@ -225,17 +226,25 @@ class Membership:
             raise ProtocolError(codes.NO_CHIPS, "you have no chips: top up first")
         if seat.leaving:
             raise ProtocolError(codes.LEAVING, "you are leaving this table")
-        timer = self._sitout_timers.pop(player_id, None)
+        self._sit_in_seat(seat, post)
+        return {"owes": seat.owes, "wait_for_big_blind": seat.wait_for_bb}
+
+    def _sit_in_seat(self: TableActor, seat: Seat, post: bool) -> None:
+        timer = self._sitout_timers.pop(seat.player_id, None)
         if timer is not None and timer.active():
             timer.cancel()
         seat.sitting_out = False
+        seat.timed_out = False
         seat.sat_out_at = None
         if seat.owes:
             seat.waiting = True
             seat.wait_for_bb = not post
         self._seat_event("player_sat_in", seat, owes=seat.owes, wait_for_bb=seat.wait_for_bb)
         self._maybe_schedule_hand()
-        return {"owes": seat.owes, "wait_for_big_blind": seat.wait_for_bb}
+
+    def _back_from_timeout(self: TableActor, seat: Seat) -> None:
+        """C-6: a player sat out by the clock who acts again is back in."""
+        self._sit_in_seat(seat, post=True)
 
     # ------------------------------------------------------------------ leave (C-8, C-10)
 
@@ -250,10 +259,10 @@ class Membership:
 
     def _request_leave(self: TableActor, seat: Seat) -> None:
         seat.leaving = True
-        if seat.in_hand and self.phase != "idle":
+        if seat.in_hand and self.phase != IDLE:
             # Folds (or checks) when the turn comes; stands up when the hand is settled.
             hand = self.hand
-            if hand is not None and self.phase == "playing":
+            if hand is not None and self.phase == PLAYING:
                 index = self.order.index(seat.number)
                 if hand.actor == index:
                     self._auto_act(index, timed_out=False)

@@ -186,9 +186,10 @@ class HandLoop:
         index = hand.actor
         seat = self.seats[self.order[index]]
         seat.timebank_ms = 0
-        self._auto_act(index, timed_out=True)
-        if seat.player_id in self.by_player and not seat.sitting_out:
+        if not seat.sitting_out:
+            seat.timed_out = True
             self._sit_out_seat(seat, reason="timeout")
+        self._auto_act(index, timed_out=True)
 
     def _auto_act(self: TableActor, index: int, *, timed_out: bool) -> None:
         hand = self.hand

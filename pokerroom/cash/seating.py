@@ -27,6 +27,7 @@ class Seat:
     hands_since_refill: int = 0  # C-7
     leaving: bool = False  # asked to leave; stands up when the hand ends
     disconnected: bool = False  # C-14: the seat and the clock stay
+    timed_out: bool = False  # C-6: sat out by the clock; acting again sits back in
     in_hand: bool = False  # dealt into the current hand
 
     @property

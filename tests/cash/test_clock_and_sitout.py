@@ -150,3 +150,18 @@ def test_disconnected_player_keeps_the_seat_and_the_clock_runs(room: Harness) ->
     seats = snapshot["snapshot"]["hand"]["seats"]
     cards = {s["seat"]: s.get("cards") for s in seats}
     assert cards[4] is not None and cards[0] is None and cards[2] is None  # C-15
+
+
+def test_a_timed_out_player_who_acts_again_is_back_in(room: Harness) -> None:
+    """C-6: the player is sat out by the clock only until they act again."""
+    actor = seated(room, timebank_seconds=0)
+    next_hand(room, actor)
+    actor.act("ann", "call")
+    actor.act("bob", "call")
+    room.advance(15.1)  # cat checks by the clock and is sat out
+    assert actor.seats[4].sitting_out
+    while actor.hand is not None and to_act(actor) != "cat":
+        actor.act(to_act(actor), "check")
+    actor.act("cat", "check")
+    assert not actor.seats[4].sitting_out
+    assert actor.listener.of_type("player_sat_in")[-1]["player"] == "cat"
