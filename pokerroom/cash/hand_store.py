@@ -6,8 +6,9 @@ from collections.abc import Mapping
 
 from twisted.internet.defer import Deferred
 
-from pokerroom.cash import store
-from pokerroom.cash.store import Admission, CashOut, Recovery, SeatRow
+from pokerroom.cash import memory, store
+from pokerroom.cash.memory import Admission, CashOut
+from pokerroom.cash.store import Recovery, SeatRow
 from pokerroom.ledger.service import LedgerService
 
 
@@ -25,7 +26,7 @@ class HandStore:
         self, player_id: str, stakes: str, table_id: str, now_ms: int
     ) -> Deferred[Admission]:
         """C-8 block, C-10 rathole record and C-4 memory for a player sitting down."""
-        return self.ledger.run(store.admission, player_id, stakes, table_id, now_ms)
+        return self.ledger.run(memory.admission, player_id, stakes, table_id, now_ms)
 
     def seat_player(self, table_id: str, row: SeatRow, currency: str, key: str) -> Deferred[None]:
         """Write the seat and move the buy-in wallet -> escrow."""
@@ -87,7 +88,7 @@ class HandStore:
     ) -> Deferred[CashOut]:
         """Escrow -> wallet and the C-8/C-10/C-4 records of leaving."""
         return self.ledger.run(
-            store.cash_out,
+            memory.cash_out,
             table_id,
             seat,
             player_id,

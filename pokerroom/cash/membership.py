@@ -14,10 +14,11 @@ from twisted.python.failure import Failure
 from pokerroom.cash import errors as codes
 from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.declines import is_decline
+from pokerroom.cash.memory import CashOut
 from pokerroom.cash.play import IDLE, PLAYING
 from pokerroom.cash.policies import AdmissionDecision
 from pokerroom.cash.seating import Seat, free_seat
-from pokerroom.cash.store import CashOut, SeatRow
+from pokerroom.cash.store import SeatRow
 from pokerroom.ledger.errors import InsufficientFunds
 from pokerroom.protocol.errors import ProtocolError
 

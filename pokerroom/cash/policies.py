@@ -11,9 +11,21 @@ from dataclasses import dataclass
 from twisted.internet.defer import Deferred
 
 from pokerroom.cash.config import CashTableConfig
-from pokerroom.cash.declines import missed_blinds_remembered, rathole_minimum
+from pokerroom.cash.declines import (
+    decline_block_minutes,
+    missed_blinds_remembered,
+    rathole_minimum,
+)
 from pokerroom.cash.hand_store import HandStore
-from pokerroom.cash.store import Admission
+from pokerroom.cash.memory import Admission
+
+__all__ = [
+    "AdmissionDecision",
+    "RoomPolicies",
+    "decide_admission",
+    "decline_block_minutes",
+    "rathole_minimum",
+]
 
 
 @dataclass(frozen=True, slots=True)
