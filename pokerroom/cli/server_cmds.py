@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import click
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from pokerroom.ledger import migrate
 from pokerroom.ledger.db import ENV_VAR, resolve_url
@@ -80,4 +82,126 @@ def run_server(engine: object, settings: object, port: int | None) -> int:
     return status["code"]
 
 
-COMMANDS = [serve]
+@click.command("bots")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Server address.")
+@click.option("--port", type=int, default=9999, show_default=True, help="Server port.")
+@click.option("--count", type=click.IntRange(2), default=6, show_default=True, help="Bots.")
+@click.option(
+    "--hands",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="Each bot leaves after its table dealt this many hands.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the bots' choices.")
+@click.option("--prefix", default="bot", show_default=True, help="Bot names: PREFIX_0, ...")
+@click.option("--timeout", type=float, default=600.0, show_default=True, help="Give up after.")
+@click.option("--verbose", is_flag=True, help="Print each hand as it ends.")
+def bots(
+    host: str,
+    port: int,
+    count: int,
+    hands: int,
+    seed: int,
+    prefix: str,
+    timeout: float,
+    verbose: bool,
+) -> None:
+    """Bot clients over the real protocol; exit 0 only if no protocol error and no leak."""
+    from twisted.internet import reactor
+
+    from pokerroom.server.bots import run_bots
+
+    say = click.echo if verbose else None
+    d = run_bots(reactor, host, port, count, hands, seed=seed, prefix=prefix, say=say)
+    raise SystemExit(_finish(reactor, d, timeout))
+
+
+def _finish(reactor: object, d: object, timeout: float) -> int:
+    """Run the reactor until the bots' Deferred fires; print the report; the exit status."""
+    outcome: dict[str, object] = {}
+
+    def done(report: object) -> None:
+        outcome["report"] = report
+        if reactor.running:  # type: ignore[attr-defined]
+            reactor.stop()  # type: ignore[attr-defined]
+
+    def failed(failure: object) -> None:
+        outcome["error"] = failure.value  # type: ignore[attr-defined]
+        if reactor.running:  # type: ignore[attr-defined]
+            reactor.stop()  # type: ignore[attr-defined]
+
+    d.addCallbacks(done, failed)  # type: ignore[attr-defined]
+    timer = reactor.callLater(timeout, lambda: failed(Failure(_Timeout(f"{timeout} s"))))  # type: ignore[attr-defined]
+    if "report" not in outcome and "error" not in outcome:
+        reactor.run()  # type: ignore[attr-defined]
+    if timer.active():
+        timer.cancel()
+    report = outcome.get("report")
+    if report is None:
+        why = outcome.get("error") or "the reactor stopped before the bots finished"
+        click.echo(f"bots: failed: {why!r}", err=True)
+        return 1
+    hands = sum(len(ids) for ids in report.hands.values())  # type: ignore[attr-defined]
+    click.echo(
+        f"bots: {hands} hands at {len(report.hands)} tables; "  # type: ignore[attr-defined]
+        f"{len(report.errors)} protocol errors, {len(report.leaks)} leaks"
+    )  # type: ignore[attr-defined]
+    for line in report.errors[:20] + report.leaks[:20]:  # type: ignore[attr-defined]
+        click.echo(f"  {line}", err=True)
+    return 0 if report.ok else 1  # type: ignore[attr-defined]
+
+
+class _Timeout(Exception):
+    """The bots did not finish in time."""
+
+
+@click.command("demo")
+@click.option("--bots", "count", type=click.IntRange(2), default=12, show_default=True)
+@click.option("--hands", type=click.IntRange(1), default=8, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True)
+def demo(count: int, hands: int, seed: int) -> None:
+    """A server on a temporary database with bots at a few tables: watch hands go by."""
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from twisted.internet import reactor
+
+    from pokerroom.ledger import make_engine, upgrade
+    from pokerroom.server.bots import run_bots
+    from pokerroom.server.logs import configure_logging
+    from pokerroom.server.service import RoomService
+    from pokerroom.server.settings import load_settings
+
+    configure_logging("console", level="warning")
+    folder = Path(tempfile.mkdtemp(prefix="pokerroom-demo-"))
+    engine = make_engine(f"sqlite:///{folder / 'demo.sqlite'}")
+    upgrade(engine)
+    settings = load_settings()
+    tables = tuple(dataclasses.replace(t, between_hands_seconds=0.5) for t in settings.tables)
+    settings = dataclasses.replace(settings, host="127.0.0.1", allow_deposit=True, tables=tables)
+    room = RoomService(reactor, engine, settings, port=0)
+    click.echo(f"demo database: {folder / 'demo.sqlite'}")
+
+    finished: Deferred[object] = Deferred()
+
+    def start() -> None:
+        try:
+            room.startService()
+        except Exception as exc:  # e.g. a bad table setting: report it and stop
+            finished.errback(exc)
+            return
+        reactor.addSystemEventTrigger("before", "shutdown", room.stopService)
+        room.ready.addCallback(with_bots).chainDeferred(finished)
+
+    def with_bots(listening: object) -> object:
+        port = listening.getHost().port  # type: ignore[attr-defined]
+        click.echo(f"server on 127.0.0.1:{port}; {count} bots, {hands} hands each\n")
+        return run_bots(reactor, "127.0.0.1", port, count, hands, seed=seed, say=click.echo)
+
+    reactor.callWhenRunning(start)
+    raise SystemExit(_finish(reactor, finished, 600.0))
+
+
+COMMANDS = [serve, bots, demo]

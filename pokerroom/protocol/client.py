@@ -1,0 +1,73 @@
+"""A client side of the protocol for Twisted programs (bots, the demo, tests).
+
+`ClientProtocol.request(type, **fields)` sends a request and returns a Deferred that fires
+with the `ok` result or fails with ProtocolError(code, message). Every other frame goes to
+`on_event(frame)`. The framing is the server's (pokerroom.protocol.framing).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from twisted.internet.defer import Deferred
+from twisted.internet.protocol import Protocol
+from twisted.python.failure import Failure
+
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.framing import FrameDecoder, encode_frame
+
+
+class ClientProtocol(Protocol):
+    """One connection to a room server, seen from the client."""
+
+    def __init__(self, on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.on_event = on_event or (lambda frame: None)
+        self._decoder = FrameDecoder()
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, Deferred[dict[str, Any]]] = {}
+        self.connected_d: Deferred[ClientProtocol] = Deferred()
+        self.lost_d: Deferred[None] = Deferred()
+        self.goodbye: dict[str, Any] | None = None
+
+    def connectionMade(self) -> None:
+        """Fire `connected_d`."""
+        self.connected_d.callback(self)
+
+    def dataReceived(self, data: bytes) -> None:
+        """Route answers to their requests and everything else to `on_event`."""
+        for frame in self._decoder.feed(data):
+            if isinstance(frame, ProtocolError):
+                raise frame  # the server never sends a malformed frame
+            kind = frame.get("type")
+            waiter = self._waiting.pop(frame.get("id"), None) if kind in ("ok", "error") else None
+            if waiter is not None:
+                if kind == "ok":
+                    waiter.callback(frame.get("result", {}))
+                else:
+                    waiter.errback(
+                        ProtocolError(frame["code"], frame["message"], frame.get("details"))
+                    )
+                continue
+            if kind == "goodbye":
+                self.goodbye = frame
+            elif kind == "keepalive":
+                self.request("ping").addErrback(lambda _: None)
+            self.on_event(frame)
+
+    def connectionLost(self, reason: Failure = None) -> None:  # type: ignore[assignment]
+        """Fail every request still waiting."""
+        waiting, self._waiting = self._waiting, {}
+        for d in waiting.values():
+            d.errback(ProtocolError(errors.SERVER_SHUTDOWN, "connection lost"))
+        self.lost_d.callback(None)
+
+    def request(self, kind: str, **fields: Any) -> Deferred[dict[str, Any]]:
+        """Send one request; fires with its `ok` result or fails with ProtocolError."""
+        request_id = next(self._ids)
+        d: Deferred[dict[str, Any]] = Deferred()
+        self._waiting[request_id] = d
+        self.transport.write(encode_frame({"type": kind, "id": request_id, **fields}))  # type: ignore[union-attr]
+        return d

@@ -1,0 +1,215 @@
+"""Bot players over the real protocol: `pokerroom bots` and `pokerroom demo` use them.
+
+Each bot connects, registers (or logs in), funds its wallet with the dev `deposit`, sits at
+a table and plays legal actions (seeded choices) until its table has dealt `hands` hands,
+then leaves. Every error answer counts as a protocol error. Every frame is checked for
+leaks (C-15): a bot must never see a card that is not its own, on the board, or shown.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
+from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+
+from pokerroom.protocol.client import ClientProtocol
+from pokerroom.protocol.errors import ProtocolError
+
+PASSWORD = "bot password 1"
+
+
+@dataclass
+class BotReport:
+    """What the bots saw: errors (must be none), leaks (must be none), hands played."""
+
+    errors: list[str] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+    hands: dict[str, set[str]] = field(default_factory=dict)  # table -> hand ids seen ended
+
+    @property
+    def ok(self) -> bool:
+        """True if no protocol error and no leak happened."""
+        return not self.errors and not self.leaks
+
+
+def card_lists(value: Any) -> list[list[str]]:
+    """Every `cards` list anywhere inside a frame."""
+    found: list[list[str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "cards" and isinstance(item, list):
+                found.append([c for c in item if isinstance(c, str)])
+            else:
+                found += card_lists(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += card_lists(item)
+    return found
+
+
+class Bot:
+    """One bot client."""
+
+    def __init__(
+        self,
+        name: str,
+        hands: int,
+        rng: random.Random,
+        report: BotReport,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
+        self.name, self.hands, self.rng, self.report = name, hands, rng, report
+        self.say = say
+        self.table_id = ""
+        self.seat: int | None = None
+        self.seen = 0
+        self.seated: set[str] = set()
+        self.allowed: set[str] = set()  # own hole cards, board and shown cards of this hand
+        self.finished: Deferred[None] = Deferred()
+        self.client = ClientProtocol(self.on_event)
+        self.leaving = False
+        self.names: dict[int, str] = {}
+        self.won: list[str] = []
+
+    def fail(self, what: str, failure: Any) -> None:
+        """Record a protocol error."""
+        value = getattr(failure, "value", failure)
+        code = value.code if isinstance(value, ProtocolError) else repr(value)
+        self.report.errors.append(f"{self.name} {what}: {code}")
+
+    @inlineCallbacks
+    def run(self, endpoint: Any, pick: Callable[[list[dict[str, Any]]], dict[str, Any]]):  # type: ignore[no-untyped-def]
+        """Connect, log in, fund, sit; fires when the bot has left and disconnected."""
+        yield connectProtocol(endpoint, self.client)
+        c = self.client
+        yield c.request("hello", version=1, client="desktop", agent="pokerroom-bot")
+        try:
+            yield c.request("register", name=self.name, password=PASSWORD)
+        except ProtocolError as exc:
+            if exc.code != "name_taken":
+                raise
+            yield c.request("login", name=self.name, password=PASSWORD)
+        lobby = yield c.request("lobby_list")
+        table = pick(lobby["tables"])
+        self.table_id = table["table_id"]
+        yield c.request("deposit", amount=table["max_buy_in"] * 10)
+        result = yield c.request("sit", table_id=self.table_id, buy_in=table["max_buy_in"])
+        self.seat = result["seat"]
+        yield self.finished
+        c.transport.loseConnection()  # type: ignore[union-attr]
+        yield c.lost_d
+
+    def on_event(self, frame: dict[str, Any]) -> None:
+        """Follow the table, check for leaks, act when asked."""
+        kind = frame.get("type")
+        if frame.get("table_id") not in (None, self.table_id):
+            return
+        if kind == "hand_started":
+            self.allowed = set()
+            self.names = {s["seat"]: s["player"] for s in frame["seats"]}
+            self.won = []
+        elif kind in ("hole_cards", "board_dealt", "hand_shown"):
+            self.allowed.update(frame.get("cards", []))
+        for cards in card_lists(frame):
+            stray = [card for card in cards if card not in self.allowed]
+            if stray:
+                self.report.leaks.append(f"{self.name} saw {stray} in {kind}")
+        if kind == "table_snapshot":
+            self.seated = {s["player"] for s in frame["snapshot"]["seats"]}
+        elif kind == "seat_taken":
+            self.seated.add(frame["player"])
+        elif kind == "seat_left":
+            self.seated.discard(frame["player"])
+            if len(self.seated) < 2 and self.seen:
+                self.leave()
+        elif kind == "action_request" and not self.leaving:
+            self.act(frame)
+        elif kind == "pot_awarded":
+            for share in frame.get("shares", []):
+                self.won.append(
+                    f"{self.names.get(share['seat'], share['seat'])} wins {share['amount']}"
+                )
+        elif kind == "hand_ended":
+            self.seen += 1
+            seen = self.report.hands.setdefault(self.table_id, set())
+            if frame["hand_id"] not in seen and self.say is not None:
+                self.say(f"{frame['hand_id']:>24}  {', '.join(self.won)}  (rake {frame['rake']})")
+            seen.add(frame["hand_id"])
+            if self.seen >= self.hands:
+                self.leave()
+
+    def act(self, frame: dict[str, Any]) -> None:
+        """Choose a legal action (seeded): mostly check/call, sometimes raise or fold."""
+        actions = frame["actions"]
+        roll = self.rng.random()
+        low, high = actions.get("min_raise_to"), actions.get("max_raise_to")
+        if roll < 0.15 and low is not None:
+            kind, amount = "raise", self.rng.choice([low, low, high or low])
+        elif roll < 0.25 and actions["fold"] and actions["call"]:
+            kind, amount = "fold", None
+        elif actions["check"]:
+            kind, amount = "check", None
+        else:
+            kind, amount = "call", None
+        fields: dict[str, Any] = {"table_id": self.table_id, "action": kind}
+        if amount is not None:
+            fields["amount"] = amount
+        self.client.request("act", **fields).addErrback(lambda f: self.fail(f"act {kind}", f))
+
+    def leave(self) -> None:
+        """Stand up once."""
+        if self.leaving:
+            return
+        self.leaving = True
+        d = self.client.request("leave", table_id=self.table_id)
+        d.addErrback(lambda f: self.fail("leave", f))
+        d.addBoth(lambda _: self.finished.callback(None))
+
+
+def assign_tables(count: int, tables: list[dict[str, Any]]) -> list[str]:
+    """Spread `count` bots over as few tables as hold them, at least two a table."""
+    usable = sorted(tables, key=lambda t: t["table_id"])
+    per_table = min(6, min(t["max_seats"] for t in usable))
+    used = min(len(usable), max(1, math.ceil(count / per_table)))
+    return [usable[i % used]["table_id"] for i in range(count)]
+
+
+def run_bots(
+    reactor: Any,
+    host: str,
+    port: int,
+    count: int,
+    hands: int,
+    *,
+    seed: int = 1,
+    prefix: str = "bot",
+    say: Callable[[str], None] | None = None,
+) -> Deferred[BotReport]:
+    """Run `count` bots against host:port until each has seen `hands` hands; fires the report."""
+    report = BotReport()
+    rng = random.Random(seed)
+    endpoint = TCP4ClientEndpoint(reactor, host, port)
+    bots = [
+        Bot(f"{prefix}_{i}", hands, random.Random(rng.random()), report, say) for i in range(count)
+    ]
+    plan: list[str] = []
+
+    def pick_for(index: int) -> Callable[[list[dict[str, Any]]], dict[str, Any]]:
+        def pick(tables: list[dict[str, Any]]) -> dict[str, Any]:
+            if not plan:
+                plan.extend(assign_tables(count, tables))
+            return next(t for t in tables if t["table_id"] == plan[index])
+
+        return pick
+
+    runs = []
+    for index, bot in enumerate(bots):
+        d = bot.run(endpoint, pick_for(index))
+        d.addErrback(lambda f, b=bot: (b.fail("session", f), b.finished.called or None))
+        runs.append(d)
+    return gatherResults(runs).addCallback(lambda _: report)
