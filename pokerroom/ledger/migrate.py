@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from alembic import command
@@ -47,7 +48,7 @@ def downgrade(engine: Engine, revision: str = "base") -> None:
     _run(engine, command.downgrade, revision)
 
 
-def _run(engine: Engine, fn, revision: str) -> None:  # type: ignore[no-untyped-def]
+def _run(engine: Engine, fn: Callable[[Config, str], None], revision: str) -> None:
     config = alembic_config()
     with engine.connect() as conn:
         config.attributes["connection"] = conn

@@ -11,7 +11,7 @@ If the UPDATE did not touch every account, the transaction is rolled back and th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -128,7 +128,7 @@ def write_entry(conn: Connection, entry: Entry) -> tuple[int, list[tuple[int, st
     return journal_id, lines
 
 
-def _explain_refusal(conn: Connection, entry: Entry, updated: Sequence[int] | object) -> None:
+def _explain_refusal(conn: Connection, entry: Entry, updated: Collection[int]) -> None:
     """Raise the reason the guarded UPDATE skipped an account; the caller's tx rolls back."""
     ids = [a for a, _ in entry.lines]
     rows = conn.execute(_read_accounts(len(ids)), {f"a{i}": a for i, a in enumerate(ids)})
@@ -138,7 +138,7 @@ def _explain_refusal(conn: Connection, entry: Entry, updated: Sequence[int] | ob
         if row is None or (row.kind, row.owner) != (ref.kind.value, ref.owner):
             raise StaleIds()
     for account_id, amount in entry.lines:
-        if account_id in updated:  # type: ignore[operator]
+        if account_id in updated:
             continue
         row = found.get(account_id)
         if row is None:

@@ -6,7 +6,7 @@ frozen dataclass (ARCH 7). The reactor is injected; nothing here imports the glo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import structlog
@@ -84,7 +84,7 @@ class LedgerService(Service):
         memo: str = "",
     ) -> Deferred[Transfer]:
         """Post a balanced transfer (see `transfers.transfer`)."""
-        frozen = list(postings.items() if isinstance(postings, dict) else postings)
+        frozen = list(postings.items() if isinstance(postings, Mapping) else postings)
         return self.run(
             transfers.transfer,
             key=key,
