@@ -10,14 +10,14 @@ Pure: `plan_hand` reads the seats and the previous hand's blind positions and re
   lies between the button and the big blind: then they wait until the button passes (C-2).
 * A sitting-out player whose seat the big blind skips has missed the big blind; one whose
   seat the small blind reaches or skips has missed the small blind (C-4).
-* Heads-up, the button posts the small blind. A game that (re)starts, or that leaves
-  heads-up, deals everyone ready in with no posts.
+* Heads-up, the button posts the small blind and nobody posts more than a blind. A game
+  that (re)starts deals everyone ready in with no posts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pokerroom.cash.seating import (
     Seat,
@@ -76,12 +76,17 @@ def plan_hand(
     ready = sorted(n for n, s in seats.items() if s.ready)
     if len(ready) < 2:
         return None
-    if previous is not None and not previous.heads_up:
+    if previous is not None:
         plan = _continue(seats, max_seats, small_blind, big_blind, previous, ready)
         if plan is not None:
             return plan
     hint = previous.big_blind_seat if previous is not None else pick_button(ready)
-    return _fresh(max_seats, small_blind, big_blind, hint, ready)
+    plan = _fresh(max_seats, small_blind, big_blind, hint, ready)
+    if previous is None:
+        return plan
+    # The blinds still pass the seats of those sitting out (heads-up included, C-4).
+    missed = tuple(_missed(seats, max_seats, previous, plan.big_blind_seat))
+    return replace(plan, missed=missed)
 
 
 def _fresh(max_seats: int, sb: int, bb: int, button: int, ready: list[int]) -> HandPlan:

@@ -206,3 +206,20 @@ def test_heads_up_button_posts_the_small_blind(room: Harness) -> None:
     play_out(room, actor)
     next_hand(room, actor)
     assert actor.button_state is not None and actor.button_state.button != sb_seat
+
+
+def test_blinds_passing_during_heads_up_are_missed_too(room: Harness) -> None:
+    """C-4: while the others play heads-up, a sitting-out player still misses the blinds."""
+    actor = three_handed(room)  # button 0, SB 2, BB 4
+    actor.sit_out("ann")
+    play_hand(room, actor)  # heads-up bob/cat: the big blind skips seat 0
+    play_hand(room, actor)
+    play_hand(room, actor)
+    ann = actor.seats[0]
+    assert ann.missed_bb and ann.missed_sb
+    actor.sit_in("ann", post=True)
+    play_until_dealt(room, actor, 0)
+    assert sorted(posts(actor.listener, actor.hand_id)[0]) in (
+        [("big", BB)],
+        [("dead", SB), ("entry", BB)],
+    )

@@ -28,9 +28,13 @@ def test_what_counts_as_a_decline() -> None:
 
 
 def hit_and_run(room: Harness, actor: TableActor, seat: int = 0) -> dict:
-    """ann sits, plays one hand, and leaves."""
+    """ann sits, plays one hand (after waiting for the button if she must, C-2), and leaves."""
     room.wait(actor.sit("ann", seat, 200))
-    play_hand(room, actor)
+    for _ in range(4):
+        play_hand(room, actor)
+        if actor.seats[seat].hands_played:
+            break
+    assert actor.seats[seat].hands_played == 1
     return room.wait(actor.leave("ann"))
 
 
