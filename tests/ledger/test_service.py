@@ -98,8 +98,31 @@ def test_service_refuses_to_start_on_a_schema_not_at_head(
         service.engine.dispose()
 
 
-def test_importing_the_ledger_does_not_install_a_reactor() -> None:
-    """ARCH 3: the global reactor is never imported at module level."""
-    code = "import sys, pokerroom.ledger; print('twisted.internet.reactor' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+NO_GLOBAL_REACTOR = """
+import sys
+from pokerroom.ledger import LedgerService, upgrade
+from pokerroom.ledger.db import make_engine
+
+class Reactor:
+    def callFromThread(self, f, *args, **kwargs):
+        f(*args, **kwargs)
+
+engine = make_engine(sys.argv[1])
+upgrade(engine)
+service = LedgerService(Reactor(), engine)
+service.startService()
+service.check()
+service.stopService()
+print('twisted.internet.reactor' in sys.modules)
+"""
+
+
+def test_the_ledger_never_imports_the_global_reactor(db_url: str) -> None:
+    """ARCH 3: importing, starting and using the service leaves the global reactor alone."""
+    out = subprocess.run(
+        [sys.executable, "-c", NO_GLOBAL_REACTOR, db_url],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False"
