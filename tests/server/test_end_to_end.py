@@ -1,0 +1,159 @@
+"""End to end over real loopback TCP: a `pokerroom serve` process, raw socket clients and
+`pokerroom bots` (C-14 drop and resume, C-15 no leak, P-1 errors)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pokerroom.ledger import make_engine, upgrade
+
+pytestmark = pytest.mark.slow
+CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
+
+CONFIG = """
+[server]
+host = "127.0.0.1"
+log_format = "json"
+[accounts]
+time_cost = 1
+memory_kib = 8
+[dev]
+allow_deposit = true
+[tables.nl-a]
+variant = "NT"
+between_hands_seconds = 0.2
+[tables.nl-b]
+variant = "NT"
+max_seats = 9
+between_hands_seconds = 0.2
+[tables.plo-a]
+variant = "PO"
+small_blind = 5
+big_blind = 10
+min_buy_in = 200
+max_buy_in = 1000
+between_hands_seconds = 0.2
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen]]:
+    """A server process on a migrated temp database; yields its port."""
+    url = f"sqlite:///{tmp_path / 'room.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    (tmp_path / "room.toml").write_text(CONFIG)
+    args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
+    log = (tmp_path / "server.log").open("w")
+    proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "listening on" in line, line + (tmp_path / "server.log").read_text()
+        yield int(line.rsplit(":", 1)[1]), proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+class Wire:
+    """A blocking JSON-lines client on a real socket."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=15)
+        self.file = self.sock.makefile("rwb")
+        self.frames: list[dict[str, Any]] = []
+        self.next_id = 0
+
+    def send(self, kind: str, **fields: Any) -> int:
+        """Send a request; its id."""
+        self.next_id += 1
+        self.file.write(json.dumps({"type": kind, "id": self.next_id, **fields}).encode() + b"\n")
+        self.file.flush()
+        return self.next_id
+
+    def until(self, test: Any, limit: float = 15.0) -> dict[str, Any]:
+        """Read frames until one passes `test`; return it (every frame is kept)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            line = self.file.readline()
+            if not line:
+                raise ConnectionError("closed")
+            frame = json.loads(line)
+            self.frames.append(frame)
+            if test(frame):
+                return frame
+        raise TimeoutError("no such frame")
+
+    def call(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A request and its answer."""
+        request_id = self.send(kind, **fields)
+        return self.until(lambda f: f.get("id") == request_id and f["type"] in ("ok", "error"))
+
+    def ok(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """A request that must succeed."""
+        answer = self.call(kind, **fields)
+        assert answer["type"] == "ok", answer
+        return answer["result"]
+
+    def close(self) -> None:
+        """Drop the connection."""
+        self.file.close()
+        self.sock.close()
+
+
+def player(port: int, name: str, table: str) -> tuple[Wire, str]:
+    """Register, fund, sit at `table`; the connection and its resume token."""
+    wire = Wire(port)
+    wire.ok("hello", version=1, client="desktop")
+    token = wire.ok("register", name=name, password="password 1")["token"]
+    wire.ok("deposit", amount=10_000)
+    wire.ok("sit", table_id=table, buy_in=200 if table != "plo-a" else 1000)
+    return wire, token
+
+
+def test_clients_at_several_tables_with_a_drop_and_a_resume(server: tuple[int, Any]) -> None:
+    """C-14 over TCP: four players at two tables; one drops mid-hand and resumes."""
+    port, _ = server
+    alice, alice_token = player(port, "alice", "nl-a")
+    bob, _ = player(port, "bob", "nl-a")
+    carol, _ = player(port, "carol", "plo-a")
+    dave, _ = player(port, "dave", "plo-a")
+    for wire in (alice, bob, carol, dave):
+        wire.until(lambda f: f["type"] == "hole_cards")
+    alice_cards = next(f for f in alice.frames if f["type"] == "hole_cards")["cards"]
+    assert bob.call("act", table_id="plo-a", action="fold")["code"] == "not_seated"
+    assert bob.call("observe", table_id="nope")["code"] == "unknown_table"
+    alice.close()  # the drop
+    again = Wire(port)
+    again.ok("hello", version=1, client="desktop")
+    result = again.ok("resume", token=alice_token)
+    assert result["player_id"] == "alice" and result["tables"] == ["nl-a"]
+    snapshot = again.until(lambda f: f["type"] == "table_snapshot")["snapshot"]
+    assert "alice" in [seat["player"] for seat in snapshot["seats"]]
+    if snapshot["hand"] is not None and snapshot["hand"]["hand_id"].endswith("-1"):
+        mine = [s for s in snapshot["hand"]["seats"] if s.get("cards")]
+        assert [s["cards"] for s in mine] in ([alice_cards], [])
+    assert again.call("resume", token=alice_token)["code"] == "already_logged_in"
+    for wire in (again, bob, carol, dave):
+        wire.close()
+
+
+def test_bots_play_without_protocol_errors_or_leaks(server: tuple[int, Any]) -> None:
+    """`pokerroom bots`: 8 bots at two tables, 3 hands; exit 0 means no error, no leak."""
+    port, _ = server
+    args = ["bots", "--port", str(port), "--count", "8", "--hands", "3", "--timeout", "60"]
+    done = subprocess.run(CLI + args, capture_output=True, text=True, timeout=90)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 protocol errors, 0 leaks" in done.stdout
