@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from random import Random
 
+from tournaments.director.rng import Rng
 from tournaments.director.seating import (
     TableSeats,
     allowed_seats,
@@ -65,7 +65,7 @@ class BalanceSettings:
 class TableBalancer:
     """Decides breaks, balancing moves and the final redraw; the RNG is passed in (T-10)."""
 
-    def __init__(self, rng: Random, settings: BalanceSettings = BalanceSettings()) -> None:
+    def __init__(self, rng: Rng, settings: BalanceSettings = BalanceSettings()) -> None:
         self.rng = rng
         self.settings = settings
 

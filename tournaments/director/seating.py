@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from random import Random
 
 from tournaments.director.errors import NO_SEAT, DirectorError
+from tournaments.director.rng import Rng
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,7 @@ def allowed_seats(table: TableSeats) -> list[int]:
 
 
 def draw_seats(
-    entries: Sequence[str], max_seats: int, rng: Random, first_table_id: int = 1
+    entries: Sequence[str], max_seats: int, rng: Rng, first_table_id: int = 1
 ) -> list[TableSeats]:
     """T-1: seat every entry at random on as few tables as needed, balanced within one."""
     if max_seats < 2:
@@ -122,7 +122,7 @@ def draw_seats(
     return tables
 
 
-def draw_button(table: TableSeats, rng: Random) -> int:
+def draw_button(table: TableSeats, rng: Rng) -> int:
     """A random occupied seat for the first button of a new or redrawn table (T-1)."""
     if not table.seats:
         raise DirectorError(NO_SEAT, f"table {table.table_id} is empty")
@@ -130,7 +130,7 @@ def draw_button(table: TableSeats, rng: Random) -> int:
 
 
 def seat_newcomer(
-    tables: Sequence[TableSeats], entry: str, rng: Random, max_seats: int, next_table_id: int
+    tables: Sequence[TableSeats], entry: str, rng: Rng, max_seats: int, next_table_id: int
 ) -> tuple[Seating, TableSeats | None]:
     """Seat a late registration or re-entry at random on a short table (T-1, T-5).
 
