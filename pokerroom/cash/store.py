@@ -7,6 +7,7 @@ Every function here is blocking and runs in the ledger's thread pool through
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -153,8 +154,11 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
         ).all()
         voided, settled = [], []
         for hand_id, result in open_hands:
-            if transfers.get_transfer(conn, key=settlement_key(hand_id)) is not None:
-                _mark_settled(conn, hand_id, result or {}, None)
+            stored = transfers.get_transfer(conn, key=settlement_key(hand_id))
+            if stored is not None:
+                memo = stored.transfer.memo
+                shares = {"rake_by_player": json.loads(memo)} if memo else {}
+                _mark_settled(conn, hand_id, result or shares, None)
                 settled.append(hand_id)
             else:
                 conn.execute(
@@ -253,7 +257,7 @@ def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
 def _mark_settled(
     conn: Connection, hand_id: str, result: Mapping[str, Any], now_ms: int | None
 ) -> None:
-    values: dict[str, Any] = {"status": SETTLED}
+    values: dict[str, Any] = {"status": SETTLED, "result": dict(result)}
     if now_ms is not None:
         values["ended_at_ms"] = now_ms
     conn.execute(sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(**values))
@@ -280,16 +284,20 @@ def settle_hand(
 ) -> None:
     """One `hand_settlement` transfer (escrow net changes + rake), then mark the hand settled.
 
-    The result is written on the hands row first, so that a crash between the transfer and
-    the status change is finished by `recover_table` with the rake shares intact (C-11, C-12).
+    The rake shares travel in the transfer's memo (or, if too long, on the hands row first),
+    so that a crash between the transfer and the status change is finished by
+    `recover_table` with the shares intact (C-11, C-12). Two commits per hand settled.
     """
     result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
-    in_transaction(
-        engine,
-        lambda c: c.execute(
-            sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(result=result)
-        ),
-    )
+    memo = json.dumps(dict(rake_by_player), separators=(",", ":"), sort_keys=True)
+    if len(memo) > transfers.MAX_MEMO:
+        memo = ""
+        in_transaction(
+            engine,
+            lambda c: c.execute(
+                sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(result=result)
+            ),
+        )
     postings: list[tuple[AccountRef, int]] = [
         (escrow(table_id, p, currency), d) for p, d in deltas.items() if d
     ]
@@ -303,5 +311,6 @@ def settle_hand(
             currency=currency,
             postings=postings,
             reference=f"hand:{hand_id}",
+            memo=memo,
         )
     in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms))

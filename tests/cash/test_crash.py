@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from pokerroom.cash import store
-from pokerroom.cash.store import cash_hands, escrow
+from pokerroom.cash.store import cash_hand_rake, cash_hands, escrow
 from pokerroom.ledger import transfers
-from pokerroom.ledger.kinds import wallet
+from pokerroom.ledger.kinds import AccountKind, house, wallet
 from pokerroom.ledger.reports import check_ledger
 from tests.cash.conftest import USD, Harness, next_hand, play_hand, sit_all
 
@@ -56,13 +56,21 @@ def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harnes
         key=store.settlement_key("t9-1"),
         kind="hand_settlement",
         currency=USD,
-        postings=[(escrow("t9", "ann", USD), 10), (escrow("t9", "bob", USD), -10)],
+        postings=[
+            (escrow("t9", "ann", USD), 9),
+            (escrow("t9", "bob", USD), -10),
+            (house(AccountKind.HOUSE_RAKE, USD), 1),
+        ],
+        memo='{"ann":1}',
     )
     store.start_hand(room.engine, "t9-2", "t9", 2, 0, {"ann": 110, "bob": 90}, [])
     found = store.recover_table(room.engine, "t9", USD)
     assert found.settled == ("t9-1",) and found.voided == ("t9-2",)
     assert statuses(room) == {"t9-1": "settled", "t9-2": "void"}
-    assert room.balance(escrow("t9", "ann", USD)) == 110
+    assert room.balance(escrow("t9", "ann", USD)) == 109
+    with room.engine.connect() as conn:
+        shares = conn.execute(sa.select(cash_hand_rake)).all()
+    assert [(r.hand_id, r.player_id, r.amount) for r in shares] == [("t9-1", "ann", 1)]
     assert room.balance(wallet("ann", USD)) == 100_000 - 100
     assert found.next_number == 3
 
