@@ -77,7 +77,8 @@ class TableActor(HandLoop, Membership):
         self.hand: Hand | None = None
         self.plan: HandPlan | None = None
         self.hand_id = ""
-        self.hand_number = 1
+        self.hand_number = 1  # the next hand's number at this table
+        self.hand_seq = 0  # the current hand's number
         self.order: tuple[int, ...] = ()
         self.players: tuple[str, ...] = ()
         self.start_stacks: dict[str, int] = {}

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 from twisted.internet.defer import Deferred
 
-from pokerroom.cash import memory, store
+from pokerroom.cash import histories, memory, store
 from pokerroom.cash.memory import Admission, CashOut
-from pokerroom.cash.store import Recovery, SeatRow
+from pokerroom.cash.store import HistoryIn, Recovery, SeatRow
 from pokerroom.ledger.service import LedgerService
 
 
@@ -61,8 +61,9 @@ class HandStore:
         rake: int,
         rake_by_player: Mapping[str, int],
         now_ms: int,
+        history: HistoryIn | None = None,
     ) -> Deferred[None]:
-        """The hand's one ledger transfer, then `settled` (C-11, C-12)."""
+        """The hand's one ledger transfer, then `settled` with its history (C-11, C-12)."""
         return self.ledger.run(
             store.settle_hand,
             hand_id,
@@ -72,7 +73,14 @@ class HandStore:
             rake,
             dict(rake_by_player),
             now_ms,
+            history,
         )
+
+    def histories(
+        self, player_id: str, table_id: str | None = None, limit: int = 20
+    ) -> Deferred[list[str]]:
+        """The player's latest finished hands as PHH text, others' hidden cards masked (C-15)."""
+        return self.ledger.run(histories.player_histories, player_id, table_id, limit)
 
     def cash_out(
         self,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pokerroom.cash.blinds import plan_hand
 from pokerroom.cash.clock import refill_timebank, seconds_to_ms
+from pokerroom.cash.histories import hand_history
 from pokerroom.cash.views import event_deliveries, legal_view, message
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
@@ -60,7 +61,7 @@ class HandLoop:
         self.plan = plan
         self.button_state = plan.state
         self.hand_id = f"{cfg.table_id}-{self.hand_number}"
-        number = self.hand_number
+        number = self.hand_seq = self.hand_number
         self.hand_number += 1
         self.phase = STARTING
         self.start_stacks = {self.seats[n].player_id: self.seats[n].stack for n in plan.order}
@@ -245,6 +246,9 @@ class HandLoop:
                 seconds_to_ms(self.config.timebank_max_seconds),
             )
         self.log.info("hand_ended", rake=ended.rake, deltas=deltas)
+        fields = hand_history(
+            hand, self.hand_seq, self.hand_id, self.config, self.order, self.players
+        )
         d = self.store.settle_hand(
             self.hand_id,
             self.config.table_id,
@@ -253,6 +257,7 @@ class HandLoop:
             ended.rake,
             rake_by_player,
             self._now_ms(),
+            (self.config.table_id, self.players, fields),
         )
         d.addCallback(lambda _: self._after_hand())
         d.addErrback(self._halt, "settle_hand")

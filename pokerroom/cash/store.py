@@ -8,7 +8,7 @@ Every function here is blocking and runs in the ledger's thread pool through
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,25 @@ cash_hand_rake = sa.Table(
     sa.Column("amount", sa.BigInteger, nullable=False),
 )
 
+cash_hand_histories = sa.Table(
+    "cash_hand_histories",
+    metadata,
+    sa.Column("hand_id", sa.String(80), primary_key=True),
+    sa.Column("table_id", sa.String(40), nullable=False),
+    sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("history", sa.JSON, nullable=False),  # PHH fields, every hole card included
+)
+
+cash_hand_players = sa.Table(
+    "cash_hand_players",
+    metadata,
+    sa.Column("player_id", sa.String(40), primary_key=True),
+    sa.Column("hand_id", sa.String(80), primary_key=True),
+    sa.Column("table_id", sa.String(40), nullable=False),
+    sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_cash_hand_players_player_ended", "player_id", "ended_at_ms"),
+)
+
 cash_declines = sa.Table(
     "cash_declines",
     metadata,
@@ -101,6 +120,10 @@ cash_missed_blinds = sa.Table(
     sa.Column("missed_bb", sa.Boolean, nullable=False),
     sa.Column("left_at_ms", sa.BigInteger, nullable=False),
 )
+
+
+#: A finished hand's history to keep: (table_id, its players, its PHH fields).
+HistoryIn = tuple[str, Sequence[str], Mapping[str, Any]]
 
 
 def escrow(table_id: str, player_id: str, currency: str) -> AccountRef:
@@ -255,7 +278,11 @@ def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
 
 
 def _mark_settled(
-    conn: Connection, hand_id: str, result: Mapping[str, Any], now_ms: int | None
+    conn: Connection,
+    hand_id: str,
+    result: Mapping[str, Any],
+    now_ms: int | None,
+    history: HistoryIn | None = None,
 ) -> None:
     values: dict[str, Any] = {"status": SETTLED, "result": dict(result)}
     if now_ms is not None:
@@ -270,6 +297,19 @@ def _mark_settled(
             sa.insert(cash_hand_rake),
             [{"hand_id": hand_id, "player_id": p, "amount": a} for p, a in shares.items()],
         )
+    if history is not None and now_ms is not None:
+        table_id, players, fields = history
+        conn.execute(
+            sa.insert(cash_hand_histories),
+            {"hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms, "history": fields},
+        )
+        conn.execute(
+            sa.insert(cash_hand_players),
+            [
+                {"player_id": p, "hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms}
+                for p in dict.fromkeys(players)
+            ],
+        )
 
 
 def settle_hand(
@@ -281,6 +321,7 @@ def settle_hand(
     rake: int,
     rake_by_player: Mapping[str, int],
     now_ms: int,
+    history: HistoryIn | None = None,
 ) -> None:
     """One `hand_settlement` transfer (escrow net changes + rake), then mark the hand settled.
 
@@ -313,4 +354,4 @@ def settle_hand(
             reference=f"hand:{hand_id}",
             memo=memo,
         )
-    in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms))
+    in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms, history))

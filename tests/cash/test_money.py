@@ -197,3 +197,29 @@ def test_production_deck_uses_the_system_random_source(room: Harness) -> None:
         CashTableConfig(table_id="prod"), clock=room.clock, ledger=room.ledger, listener=Listener()
     )
     assert isinstance(actor.rng, secrets.SystemRandom)
+
+
+def test_hand_histories_show_a_player_only_their_own_hidden_cards(room: Harness) -> None:
+    """C-15: a player's PHH histories mask the others' hole cards unless shown down."""
+    from pokerroom.engine.phh import loads
+
+    actor = room.table()
+    sit_all(room, actor, ["ann", "bob", "cat"])
+    play_hand(room, actor, policy="fold")  # nobody shows
+    play_hand(room, actor)  # a showdown
+    texts = room.wait(room.store.histories("ann", "t1", 10))
+    assert len(texts) == 2
+    newest, oldest = (loads(t)[0].fields for t in texts)
+    assert (oldest["_hand_id"], newest["_hand_id"]) == ("t1-1", "t1-2")
+    masked = 0
+    for fields in (oldest, newest):
+        me = f"p{fields['players'].index('ann') + 1}"
+        shown = {a.split()[0] for a in fields["actions"] if len(a.split()) == 3 and " sm " in a}
+        for action in fields["actions"]:
+            if action.startswith("d dh"):
+                who = action.split()[2]
+                hidden = action.endswith("????")
+                assert hidden == (who != me and who not in shown), action
+                masked += hidden
+    assert masked >= 2
+    assert room.wait(room.store.histories("zed")) == []

@@ -18,7 +18,7 @@ CASH_TABLES = {t.name for t in metadata.sorted_tables if t.name.startswith("cash
 
 def test_cash_migration_matches_the_store_tables(tmp_path: Path) -> None:
     """The revision and the Core definitions agree; downgrading past it drops the tables."""
-    assert store.cash_hands.name in CASH_TABLES and len(CASH_TABLES) == 7
+    assert store.cash_hands.name in CASH_TABLES and len(CASH_TABLES) == 9
     engine = make_engine(f"sqlite:///{tmp_path / 'schema.sqlite'}")
     try:
         migrate.upgrade(engine)
