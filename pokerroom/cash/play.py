@@ -111,7 +111,7 @@ class HandLoop:
 
     # ------------------------------------------------------------------ turns and the clock
 
-    def _flush(self: TableActor, label: str | None = None) -> None:
+    def _flush(self: TableActor, label: str | None = None, auto: str | None = None) -> None:
         """Deliver the engine events logged since the last flush."""
         hand = self.hand
         assert hand is not None and self.plan is not None
@@ -125,6 +125,7 @@ class HandLoop:
             self.players,
             self.plan.post_kinds,
             label,
+            auto,
         ):
             if delivery.to is None:
                 self._broadcast(delivery.message)
@@ -201,7 +202,7 @@ class HandLoop:
         else:
             hand.fold(index)
         self.log.info("auto_action", seat=self.order[index], timed_out=timed_out)
-        self._flush()
+        self._flush(auto="timeout" if timed_out else "leaving")
         self._prompt()
 
     def _apply(self: TableActor, index: int, action: str, amount: int | None) -> None:

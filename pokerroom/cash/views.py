@@ -60,15 +60,19 @@ def event_deliveries(
     players: Sequence[str],
     post_kinds: Mapping[int, str],
     label: str | None = None,
+    auto: str | None = None,
 ) -> list[Delivery]:
     """Turn new engine events into deliveries; `order[i]`/`players[i]` are engine index i's.
 
     `label` names the player action that produced the events ("bet" or "raise", "check" or
-    "call"), as the engine logs both pairs as one event each.
+    "call"), as the engine logs both pairs as one event each. `auto` ("timeout" or
+    "leaving") marks an action the table took for the player (C-6).
     """
     out: list[Delivery] = []
 
     def public(message_type: str, **fields: Any) -> None:
+        if auto is not None and message_type == "player_acted":
+            fields["auto"] = auto
         out.append(Delivery(None, message(table_id, message_type, hand_id=hand_id, **fields)))
 
     for e in events:

@@ -67,7 +67,7 @@ def test_action_clock_folds_when_facing_a_bet_and_sits_the_player_out(room: Harn
     hand = actor.hand
     assert hand is not None and hand.folded[actor.order.index(0)]
     acted = actor.listener.of_type("player_acted")[-1]
-    assert (acted["seat"], acted["action"]) == (0, "fold")
+    assert (acted["seat"], acted["action"], acted["auto"]) == (0, "fold", "timeout")
     assert actor.seats[0].sitting_out
     assert actor.listener.of_type("player_sat_out")[-1]["reason"] == "timeout"
 
