@@ -86,8 +86,11 @@ def _check_text(value: object, limit: int, what: str, *, required: bool = False)
 def _lines(postings_in: PostingsIn) -> list[tuple[AccountRef | int, int]]:
     items = postings_in.items() if isinstance(postings_in, Mapping) else postings_in
     lines = []
-    for item in items:
-        account, amount = item
+    try:
+        pairs = [(account, amount) for account, amount in items]
+    except (TypeError, ValueError):
+        raise InvalidPostings("postings must be (account, amount) pairs or a mapping") from None
+    for account, amount in pairs:
         lines.append((acc.parse_account(account), check_amount(amount)))
     if len(lines) < 2 or len(lines) > MAX_POSTINGS:
         raise InvalidPostings(f"a transfer needs 2 to {MAX_POSTINGS} postings, got {len(lines)}")

@@ -84,6 +84,8 @@ def test_deposit_buy_in_and_hand_settlement_balance(engine: sa.Engine) -> None:
         ({"postings": [("wallet:a:EUR", 10), ("external:world:EUR", -10)]}, "currency_mismatch"),
         ({"postings": [(999_999, 10), ("external:world:USD", -10)]}, "unknown_account"),
         ({"postings": [("purse:a:USD", 10), ("external:world:USD", -10)]}, "invalid_kind"),
+        ({"postings": [("wallet:a:USD", -1, 1), ("wallet:b:USD", 1)]}, "invalid_postings"),
+        ({"postings": 5}, "invalid_postings"),
         ({"kind": "gift"}, "invalid_kind"),
         ({"currency": "usd"}, "invalid_currency"),
         ({"key": ""}, "invalid_key"),
