@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 from twisted.internet.defer import Deferred
-from twisted.python.failure import Failure
 
 from pokerroom.ledger import migrate
 from pokerroom.ledger.db import ENV_VAR, resolve_url
@@ -110,50 +109,45 @@ def bots(
     """Bot clients over the real protocol; exit 0 only if no protocol error and no leak."""
     from twisted.internet import reactor
 
-    from pokerroom.server.bots import run_bots
+    from pokerroom.server.bots import BotReport, run_bots
 
     say = click.echo if verbose else None
-    d = run_bots(reactor, host, port, count, hands, seed=seed, prefix=prefix, say=say)
-    raise SystemExit(_finish(reactor, d, timeout))
+    report = BotReport()
+    d = run_bots(
+        reactor, host, port, count, hands, seed=seed, prefix=prefix, say=say, report=report
+    )
+    raise SystemExit(_finish(reactor, d, timeout, report))
 
 
-def _finish(reactor: object, d: object, timeout: float) -> int:
+def _finish(reactor: object, d: object, timeout: float, report: object = None) -> int:
     """Run the reactor until the bots' Deferred fires; print the report; the exit status."""
     outcome: dict[str, object] = {}
 
-    def done(report: object) -> None:
-        outcome["report"] = report
+    def stop(key: str, value: object) -> None:
+        outcome.setdefault(key, value)
         if reactor.running:  # type: ignore[attr-defined]
             reactor.stop()  # type: ignore[attr-defined]
 
-    def failed(failure: object) -> None:
-        outcome["error"] = failure.value  # type: ignore[attr-defined]
-        if reactor.running:  # type: ignore[attr-defined]
-            reactor.stop()  # type: ignore[attr-defined]
-
-    d.addCallbacks(done, failed)  # type: ignore[attr-defined]
-    timer = reactor.callLater(timeout, lambda: failed(Failure(_Timeout(f"{timeout} s"))))  # type: ignore[attr-defined]
-    if "report" not in outcome and "error" not in outcome:
-        reactor.run()  # type: ignore[attr-defined]
+    d.addCallbacks(lambda r: stop("report", r), lambda f: stop("error", f.value))  # type: ignore[attr-defined]
+    timer = reactor.callLater(timeout, stop, "error", f"timed out after {timeout} s")  # type: ignore[attr-defined]
+    reactor.run()  # type: ignore[attr-defined]
     if timer.active():
         timer.cancel()
-    report = outcome.get("report")
-    if report is None:
-        why = outcome.get("error") or "the reactor stopped before the bots finished"
-        click.echo(f"bots: failed: {why!r}", err=True)
+    final = outcome.get("report") or report
+    if "error" in outcome:
+        click.echo(f"bots: failed: {outcome['error']}", err=True)
+    if final is None:
         return 1
-    hands = sum(len(ids) for ids in report.hands.values())  # type: ignore[attr-defined]
+    hands = sum(len(ids) for ids in final.hands.values())  # type: ignore[attr-defined]
     click.echo(
-        f"bots: {hands} hands at {len(report.hands)} tables; "  # type: ignore[attr-defined]
-        f"{len(report.errors)} protocol errors, {len(report.leaks)} leaks"
-    )  # type: ignore[attr-defined]
-    for line in report.errors[:20] + report.leaks[:20]:  # type: ignore[attr-defined]
+        f"bots: {hands} hands at {len(final.hands)} tables; "  # type: ignore[attr-defined]
+        f"{len(final.errors)} protocol errors, {len(final.leaks)} leaks"  # type: ignore[attr-defined]
+    )
+    for line in final.errors[:20] + final.leaks[:20]:  # type: ignore[attr-defined]
         click.echo(f"  {line}", err=True)
-    return 0 if report.ok else 1  # type: ignore[attr-defined]
-
-
-class _Timeout(Exception):
-    """The bots did not finish in time."""
+    for name, state in sorted(final.unfinished.items()):  # type: ignore[attr-defined]
+        click.echo(f"  unfinished: {name} {state}", err=True)
+    return 0 if final.ok and "error" not in outcome else 1  # type: ignore[attr-defined]
 
 
 @click.command("demo")

@@ -30,6 +30,7 @@ class BotReport:
     errors: list[str] = field(default_factory=list)
     leaks: list[str] = field(default_factory=list)
     hands: dict[str, set[str]] = field(default_factory=dict)  # table -> hand ids seen ended
+    unfinished: dict[str, str] = field(default_factory=dict)  # bot -> what it waits for
 
     @property
     def ok(self) -> bool:
@@ -69,6 +70,7 @@ class Bot:
         self.seat: int | None = None
         self.seen = 0
         self.seated: set[str] = set()
+        self.resting: set[str] = set()  # seated players sitting out
         self.allowed: set[str] = set()  # own hole cards, board and shown cards of this hand
         self.finished: Deferred[None] = Deferred()
         self.client = ClientProtocol(self.on_event)
@@ -100,6 +102,7 @@ class Bot:
         yield c.request("deposit", amount=table["max_buy_in"] * 10)
         result = yield c.request("sit", table_id=self.table_id, buy_in=table["max_buy_in"])
         self.seat = result["seat"]
+        self.report.unfinished[self.name] = f"playing at {self.table_id}"
         yield self.finished
         c.transport.loseConnection()  # type: ignore[union-attr]
         yield c.lost_d
@@ -120,13 +123,20 @@ class Bot:
             if stray:
                 self.report.leaks.append(f"{self.name} saw {stray} in {kind}")
         if kind == "table_snapshot":
-            self.seated = {s["player"] for s in frame["snapshot"]["seats"]}
+            seats = frame["snapshot"]["seats"]
+            self.seated = {s["player"] for s in seats}
+            self.resting = {s["player"] for s in seats if s["sitting_out"]}
         elif kind == "seat_taken":
             self.seated.add(frame["player"])
-        elif kind == "seat_left":
-            self.seated.discard(frame["player"])
-            if len(self.seated) < 2 and self.seen:
-                self.leave()
+        elif kind in ("seat_left", "player_sat_out", "player_sat_in"):
+            who = frame["player"]
+            if kind == "seat_left":
+                self.seated.discard(who)
+            (self.resting.add if kind == "player_sat_out" else self.resting.discard)(who)
+            if who == self.name and kind == "player_sat_out":
+                self.leave()  # busted (no_chips) or timed out: stand up
+            elif len(self.seated - self.resting) < 2 and self.seen:
+                self.leave()  # nobody left to play with
         elif kind == "action_request" and not self.leaving:
             self.act(frame)
         elif kind == "pot_awarded":
@@ -166,6 +176,7 @@ class Bot:
         if self.leaving:
             return
         self.leaving = True
+        self.report.unfinished[self.name] = f"leaving {self.table_id} after {self.seen} hands"
         d = self.client.request("leave", table_id=self.table_id)
         d.addErrback(lambda f: self.fail("leave", f))
         d.addBoth(lambda _: self.finished.callback(None))
@@ -189,9 +200,10 @@ def run_bots(
     seed: int = 1,
     prefix: str = "bot",
     say: Callable[[str], None] | None = None,
+    report: BotReport | None = None,
 ) -> Deferred[BotReport]:
     """Run `count` bots against host:port until each has seen `hands` hands; fires the report."""
-    report = BotReport()
+    report = report if report is not None else BotReport()
     rng = random.Random(seed)
     endpoint = TCP4ClientEndpoint(reactor, host, port)
     bots = [
@@ -209,7 +221,9 @@ def run_bots(
 
     runs = []
     for index, bot in enumerate(bots):
+        report.unfinished[bot.name] = "connecting"
         d = bot.run(endpoint, pick_for(index))
+        d.addBoth(lambda r, b=bot: (report.unfinished.pop(b.name, None), r)[1])
         d.addErrback(lambda f, b=bot: (b.fail("session", f), b.finished.called or None))
         runs.append(d)
     return gatherResults(runs).addCallback(lambda _: report)
