@@ -82,6 +82,8 @@ class HandLoop:
 
     def _deal(self: TableActor) -> None:
         """The hands row exists (C-12): shuffle (C-15) and deal."""
+        if self._closed:
+            return  # closed meanwhile: the hand stays `started` and is void on restart
         plan = self.plan
         assert plan is not None
         stacks = tuple(self.seats[n].stack for n in plan.order)

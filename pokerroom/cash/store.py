@@ -17,10 +17,10 @@ from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.ledger import transfers
 from pokerroom.ledger.accounts import get_account
-from pokerroom.ledger.db import in_transaction
+from pokerroom.ledger.db import in_transaction, read
 from pokerroom.ledger.errors import UnknownAccount
 from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind, house, wallet
-from pokerroom.ledger.schema import metadata
+from pokerroom.ledger.schema import accounts, metadata, postings
 
 STARTED, SETTLED, VOID = "started", "settled", "void"
 
@@ -160,6 +160,7 @@ class Recovery:
     settled: tuple[str, ...]
     seats: tuple[SeatRow, ...]
     next_number: int
+    returned: tuple[tuple[str, int], ...] = ()  # escrows without a seat, paid back
 
 
 def _seat_values(table_id: str, row: SeatRow) -> dict[str, Any]:
@@ -208,7 +209,43 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
             continue
         values = {k: getattr(r, k) for k in SeatRow.__slots__ if k != "stack"}
         seats.append(SeatRow(stack=balance, **values))
-    return Recovery(tuple(voided), tuple(settled), tuple(seats), next_number)
+    returned = _return_orphans(engine, table_id, currency, {s.player_id for s in seats})
+    return Recovery(tuple(voided), tuple(settled), tuple(seats), next_number, returned)
+
+
+def _return_orphans(
+    engine: Engine, table_id: str, currency: str, seated: set[str]
+) -> tuple[tuple[str, int], ...]:
+    """Escrow money of this table with no seat goes back to its wallet (P-2, C-12)."""
+    prefix = f"{table_id}/"
+    query = (
+        sa.select(accounts.c.owner, accounts.c.balance, sa.func.max(postings.c.id).label("last"))
+        .join(postings, postings.c.account_id == accounts.c.id)
+        .where(
+            accounts.c.kind == AccountKind.SEAT_ESCROW.value,
+            accounts.c.currency == currency,
+            accounts.c.balance > 0,
+        )
+        .group_by(accounts.c.id, accounts.c.owner, accounts.c.balance)
+    )
+    rows = read(engine, lambda conn: conn.execute(query).all())
+    returned = []
+    for owner, balance, last in rows:
+        player = owner[len(prefix) :] if owner.startswith(prefix) else None
+        if not player or "/" in player or player in seated:
+            continue
+        transfers.move(
+            engine,
+            key=f"recover:{table_id}:{player}:{last}",
+            kind=TransferKind.CASH_OUT,
+            currency=currency,
+            source=escrow(table_id, player, currency),
+            destination=wallet(player, currency),
+            amount=balance,
+            reference=f"table:{table_id}",
+        )
+        returned.append((player, balance))
+    return tuple(returned)
 
 
 def delete_seat(conn: Connection, table_id: str, seat: int) -> None:
@@ -272,7 +309,9 @@ def start_hand(
 
 
 def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
-    conn.execute(sa.delete(cash_seats).where(cash_seats.c.table_id == table_id))
+    """Rewrite these seats' rows; rows of seats being taken or left meanwhile stay as they are."""
+    for row in seats:
+        delete_seat(conn, table_id, row.seat)
     if seats:
         conn.execute(sa.insert(cash_seats), [_seat_values(table_id, r) for r in seats])
 

@@ -50,7 +50,11 @@ def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harnes
     room.fund("bob")
     for player in ("ann", "bob"):
         store.add_chips(room.engine, "t9", player, USD, 100, f"buyin:t9:{player}")
-    store.start_hand(room.engine, "t9-1", "t9", 1, 0, {"ann": 100, "bob": 100}, [])
+    rows = [
+        store.SeatRow(n, p, f"s{n}", 100, 0, 0, 30_000, False, False, False)
+        for n, p in enumerate(("ann", "bob"))
+    ]
+    store.start_hand(room.engine, "t9-1", "t9", 1, 0, {"ann": 100, "bob": 100}, rows)
     transfers.transfer(
         room.engine,
         key=store.settlement_key("t9-1"),
@@ -63,7 +67,7 @@ def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harnes
         ],
         memo='{"ann":1}',
     )
-    store.start_hand(room.engine, "t9-2", "t9", 2, 0, {"ann": 110, "bob": 90}, [])
+    store.start_hand(room.engine, "t9-2", "t9", 2, 0, {"ann": 109, "bob": 90}, rows)
     found = store.recover_table(room.engine, "t9", USD)
     assert found.settled == ("t9-1",) and found.voided == ("t9-2",)
     assert statuses(room) == {"t9-1": "settled", "t9-2": "void"}
@@ -72,7 +76,8 @@ def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harnes
         shares = conn.execute(sa.select(cash_hand_rake)).all()
     assert [(r.hand_id, r.player_id, r.amount) for r in shares] == [("t9-1", "ann", 1)]
     assert room.balance(wallet("ann", USD)) == 100_000 - 100
-    assert found.next_number == 3
+    assert found.next_number == 3 and found.returned == ()
+    assert {r.player_id: r.stack for r in found.seats} == {"ann": 109, "bob": 90}
 
 
 def test_a_seat_whose_cash_out_finished_is_not_restored(room: Harness) -> None:
@@ -91,3 +96,14 @@ def test_a_seat_whose_cash_out_finished_is_not_restored(room: Harness) -> None:
     )
     restarted = room.table()
     assert set(restarted.by_player) == {"bob"}
+
+
+def test_escrow_money_without_a_seat_goes_back_to_the_wallet(room: Harness) -> None:
+    """C-12/P-2: chips in a seat escrow with no seat row are paid back on restart, once."""
+    room.fund("ann")
+    store.add_chips(room.engine, "t1", "ann", USD, 120, "buyin:t1:ann:lost")
+    first = store.recover_table(room.engine, "t1", USD)
+    assert first.returned == (("ann", 120),) and first.seats == ()
+    assert room.balance(wallet("ann", USD)) == 100_000
+    assert store.recover_table(room.engine, "t1", USD).returned == ()
+    assert check_ledger(room.engine).ok
