@@ -198,4 +198,29 @@ def demo(count: int, hands: int, seed: int) -> None:
     raise SystemExit(_finish(reactor, finished, 600.0))
 
 
-COMMANDS = [serve, bots, demo]
+@click.group("player")
+def player() -> None:
+    """Player accounts (staff)."""
+
+
+@player.command("moderator")
+@click.argument("name")
+@click.option("--revoke", is_flag=True, help="Take the right away instead.")
+@click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
+def player_moderator(name: str, revoke: bool, db_url: str | None) -> None:
+    """Give NAME the right to mute players in chat (C-13), or take it away."""
+    from pokerroom.server.accounts import set_moderator
+
+    try:
+        engine = migrate.open_ledger_engine(resolve_url(db_url))
+    except LedgerError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        if not set_moderator(engine, name, not revoke):
+            raise click.ClickException(f"no player named {name!r}")
+    finally:
+        engine.dispose()
+    click.echo(f"{name}: moderator {'revoked' if revoke else 'granted'} (applies at next login)")
+
+
+COMMANDS = [serve, bots, demo, player]

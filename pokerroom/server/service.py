@@ -62,6 +62,8 @@ class RoomService(MultiService):
         self.accounts.setServiceParent(self)
         self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
         self.chat = ChatService(reactor, self.ledger, settings.chat)
+        self.store = HandStore(self.ledger)
+        self.policies = RoomPolicies(self.store)
         self.lobby = Lobby(
             self.hub,
             self.accounts,
@@ -69,9 +71,8 @@ class RoomService(MultiService):
             caps=settings.table_caps,
             currency=settings.currency,
             allow_deposit=settings.allow_deposit,
+            histories=self.store.histories,
         )
-        self.store = HandStore(self.ledger)
-        self.policies = RoomPolicies(self.store)
         self.factory = RoomFactory(self.hub, self.lobby, self.accounts, reactor, settings.session)
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()

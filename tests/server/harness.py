@@ -36,12 +36,13 @@ class Room:
         self.hub = Hub(clock)
         self.chat = ChatService(clock, ledger, ChatRules())
         lobby_kw.setdefault("allow_deposit", True)
+        self.store = HandStore(ledger)
+        self.policies = RoomPolicies(self.store)
+        lobby_kw.setdefault("histories", self.store.histories)
         self.lobby = Lobby(self.hub, self.accounts, self.chat, **lobby_kw)
         self.settings = SessionSettings(
             heartbeat_seconds=30, idle_timeout_seconds=90, outbound_queue_max=20
         )
-        self.store = HandStore(ledger)
-        self.policies = RoomPolicies(self.store)
         self.factory = RoomFactory(self.hub, self.lobby, self.accounts, clock, self.settings)
 
     def stop(self) -> None:

@@ -175,3 +175,17 @@ def test_leave_answers_after_the_hand_and_cashes_out(room: Room) -> None:
     answer = alice.answer("L")
     assert answer["type"] == "ok" and answer["result"]["amount"] >= 0
     assert "alice" not in actor.by_player
+
+
+def test_own_hand_histories_after_a_hand(room: Room) -> None:
+    """hand_histories: the player's finished hands as PHH, others' hole cards masked (C-15)."""
+    alice, bob, actor = start_hand(room)
+    mover = alice if to_act(actor) == "alice" else bob
+    mover.ok("act", table_id="t1", action="fold")
+    room.drain()
+    hands = alice.ok("hand_histories", table_id="t1")["hands"]
+    assert len(hands) == 1 and "t1" in hands[0]
+    bob_cards = "".join(bob.of_type("hole_cards")[0]["cards"])
+    assert bob_cards not in hands[0]
+    assert "".join(alice.of_type("hole_cards")[0]["cards"]) in hands[0]
+    assert alice.ok("hand_histories", table_id="t2")["hands"] == []

@@ -67,3 +67,24 @@ def test_ledger_is_the_first_service_and_stops_last(tmp_path: Path) -> None:
     names = [service.name for service in room]
     assert names[0] == "ledger" and names == ["ledger", "accounts"]
     room.ledger.engine.dispose()
+
+
+def test_player_moderator_command(tmp_path: Path) -> None:
+    """Staff grant the C-13 moderator right from the command line."""
+    from pokerroom.ledger import upgrade
+    from pokerroom.ledger.db import in_transaction
+    from pokerroom.server.schema import players
+
+    url = f"sqlite:///{tmp_path / 'room.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    in_transaction(
+        engine, lambda c: c.execute(players.insert().values(name="mod", password_hash="x"))
+    )
+    runner = CliRunner()
+    assert runner.invoke(main, ["player", "moderator", "mod", "--db", url]).exit_code == 0
+    flag = engine.connect().execute(players.select()).one().is_moderator
+    assert flag is True
+    result = runner.invoke(main, ["player", "moderator", "nobody", "--db", url])
+    assert result.exit_code == 1 and "no player" in result.output
+    engine.dispose()
