@@ -39,7 +39,7 @@ def table(room: Harness) -> TableActor:
     return actor
 
 
-def test_betting_errors(table: TableActor) -> None:
+def test_betting_errors(table: TableActor) -> None:  # P-1
     """Out of turn, illegal sizes, bad amounts, bad actions: stable codes, no change."""
     refused(table, "not_your_turn", lambda: table.act("bob", "call"))
     refused(table, "below_min_raise", lambda: table.act("ann", "raise", 3))
@@ -52,7 +52,7 @@ def test_betting_errors(table: TableActor) -> None:
     refused(table, "not_seated", lambda: table.act("zed", "fold"))
 
 
-def test_seat_and_money_errors(room: Harness, table: TableActor) -> None:
+def test_seat_and_money_errors(room: Harness, table: TableActor) -> None:  # P-1 C-9
     """Unknown or taken seats, bad buy-ins, commands by players who do not sit here."""
     for seat in (6, -1, "1", 2.0):
         refused(table, "unknown_seat", lambda seat=seat: table.sit("zed", seat, 100))
@@ -68,13 +68,13 @@ def test_seat_and_money_errors(room: Harness, table: TableActor) -> None:
     refused(table, "still_seated", lambda: table.unobserve("ann"))
 
 
-def test_acting_when_not_dealt_in(room: Harness, table: TableActor) -> None:
+def test_acting_when_not_dealt_in(room: Harness, table: TableActor) -> None:  # P-1 C-2
     """A player seated after the deal is not in the hand."""
     room.wait(table.sit("zed", 5, 100))
     refused(table, "not_in_hand", lambda: table.act("zed", "fold"))
 
 
-def test_a_wallet_too_small_changes_nothing(room: Harness, table: TableActor) -> None:
+def test_a_wallet_too_small_changes_nothing(room: Harness, table: TableActor) -> None:  # P-1 P-2
     """P-1/P-2: a failed buy-in leaves no seat and moves no money."""
     before = state(table)
     with pytest.raises(ProtocolError) as info:

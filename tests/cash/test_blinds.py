@@ -24,7 +24,7 @@ def three_handed(room: Harness) -> TableActor:
     return actor
 
 
-def test_first_hand_deals_everyone_in_without_entry_posts(room: Harness) -> None:
+def test_first_hand_deals_everyone_in_without_entry_posts(room: Harness) -> None:  # C-2
     """C-2: a game that starts deals everyone in; only the blinds are posted."""
     actor = room.table()
     for number, player in ((0, "ann"), (2, "bob"), (4, "cat")):
@@ -35,7 +35,7 @@ def test_first_hand_deals_everyone_in_without_entry_posts(room: Harness) -> None
     assert actor.order == (2, 4, 0)
 
 
-def test_new_player_posts_live_entry_post_equal_to_big_blind(room: Harness) -> None:
+def test_new_player_posts_live_entry_post_equal_to_big_blind(room: Harness) -> None:  # C-2
     """C-2: a newcomer outside the button-to-blinds gap posts one big blind, live."""
     actor = three_handed(room)
     room.fund("dan")
@@ -54,7 +54,7 @@ def test_new_player_posts_live_entry_post_equal_to_big_blind(room: Harness) -> N
     play_out(room, actor)
 
 
-def test_wait_for_big_blind_deals_in_only_at_the_big_blind(room: Harness) -> None:
+def test_wait_for_big_blind_deals_in_only_at_the_big_blind(room: Harness) -> None:  # C-2
     """C-2: with wait_for_big_blind nothing is posted until the big blind reaches the seat."""
     actor = three_handed(room)
     room.fund("dan")
@@ -67,7 +67,7 @@ def test_wait_for_big_blind_deals_in_only_at_the_big_blind(room: Harness) -> Non
     assert 1 in actor.order and not actor.seats[1].waiting
 
 
-def test_new_player_between_button_and_big_blind_waits_for_the_button(room: Harness) -> None:
+def test_new_player_between_button_and_big_blind_waits_for_the_button(room: Harness) -> None:  # C-2
     """C-2: a seat in the gap (button, big blind) is dealt in only after the button passes."""
     actor = three_handed(room)
     room.fund("dan")
@@ -105,7 +105,7 @@ def play_until_dealt(room: Harness, actor: TableActor, seat: int, limit: int = 6
     raise AssertionError(f"seat {seat} never dealt in")
 
 
-def test_missed_big_blind_owes_a_live_big_blind(room: Harness) -> None:
+def test_missed_big_blind_owes_a_live_big_blind(room: Harness) -> None:  # C-4
     """C-4: sitting out while the big blind passes: a live post of one big blind on return."""
     actor = four_handed(room)
     actor.sit_out("ann")
@@ -119,7 +119,7 @@ def test_missed_big_blind_owes_a_live_big_blind(room: Harness) -> None:
     play_out(room, actor)
 
 
-def test_missed_both_blinds_posts_live_bb_and_dead_sb(room: Harness) -> None:
+def test_missed_both_blinds_posts_live_bb_and_dead_sb(room: Harness) -> None:  # C-4
     """C-4: both blinds missed: a live big blind plus a dead small blind, not part of the bet."""
     actor = four_handed(room)
     actor.sit_out("ann")
@@ -137,7 +137,7 @@ def test_missed_both_blinds_posts_live_bb_and_dead_sb(room: Harness) -> None:
     play_out(room, actor)
 
 
-def test_returning_player_may_wait_for_the_big_blind_instead(room: Harness) -> None:
+def test_returning_player_may_wait_for_the_big_blind_instead(room: Harness) -> None:  # C-4
     """C-4: waiting for the big blind instead of posting clears the debt when it is posted."""
     actor = four_handed(room)
     actor.sit_out("ann")
@@ -149,7 +149,7 @@ def test_returning_player_may_wait_for_the_big_blind_instead(room: Harness) -> N
     assert not actor.seats[0].owes
 
 
-def test_missed_blinds_are_remembered_after_leaving_and_rejoining(room: Harness) -> None:
+def test_missed_blinds_are_remembered_after_leaving_and_rejoining(room: Harness) -> None:  # C-4
     """C-4: leaving does not clear the debt within missed_blind_memory_minutes."""
     actor = room.table(hit_and_run=False)
     for number, player in ((0, "ann"), (2, "bob"), (4, "cat"), (5, "dan")):
@@ -172,7 +172,7 @@ def test_missed_blinds_are_remembered_after_leaving_and_rejoining(room: Harness)
     assert not actor.seats[2].owes
 
 
-def test_dead_button_when_the_button_seat_empties(room: Harness) -> None:
+def test_dead_button_when_the_button_seat_empties(room: Harness) -> None:  # C-2 C-4
     """Dead button: the big blind moves one seat; the button may stay on an empty seat."""
     actor = room.table(hit_and_run=False)
     for number, player in ((0, "ann"), (2, "bob"), (4, "cat"), (5, "dan")):
@@ -190,7 +190,7 @@ def test_dead_button_when_the_button_seat_empties(room: Harness) -> None:
     assert posts(actor.listener, actor.hand_id) == {5: [("small", SB)], 0: [("big", BB)]}
 
 
-def test_heads_up_button_posts_the_small_blind(room: Harness) -> None:
+def test_heads_up_button_posts_the_small_blind(room: Harness) -> None:  # C-2
     """Heads-up: the button posts the small blind and acts first before the flop."""
     actor = room.table()
     for number, player in ((1, "ann"), (3, "bob")):
@@ -208,7 +208,7 @@ def test_heads_up_button_posts_the_small_blind(room: Harness) -> None:
     assert actor.button_state is not None and actor.button_state.button != sb_seat
 
 
-def test_blinds_passing_during_heads_up_are_missed_too(room: Harness) -> None:
+def test_blinds_passing_during_heads_up_are_missed_too(room: Harness) -> None:  # C-4
     """C-4: while the others play heads-up, a sitting-out player still misses the blinds."""
     actor = three_handed(room)  # button 0, SB 2, BB 4
     actor.sit_out("ann")

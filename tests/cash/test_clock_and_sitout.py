@@ -23,7 +23,7 @@ def to_act(actor: TableActor) -> str:
     return actor.players[hand.actor]
 
 
-def test_sitting_out_player_keeps_the_seat_and_is_not_dealt_in(room: Harness) -> None:
+def test_sitting_out_player_keeps_the_seat_and_is_not_dealt_in(room: Harness) -> None:  # C-3
     """C-3: a sitting-out player keeps the seat and is skipped when dealing."""
     actor = seated(room)
     room.fund("dan")
@@ -36,7 +36,7 @@ def test_sitting_out_player_keeps_the_seat_and_is_not_dealt_in(room: Harness) ->
     assert actor.listener.of_type("player_sat_in")[-1]["player"] == "ann"
 
 
-def test_sitting_out_too_long_stands_the_player_up_and_returns_the_chips(room: Harness) -> None:
+def test_sitout_past_max_minutes_stands_up_and_cashes_out(room: Harness) -> None:  # C-3
     """C-3: after sitout_max_minutes the player is stood up; the chips go to the wallet."""
     actor = seated(room, sitout_max_minutes=15)
     room.fund("dan")
@@ -56,7 +56,7 @@ def test_sitting_out_too_long_stands_the_player_up_and_returns_the_chips(room: H
     assert actor.listener.of_type("seat_left")[-1]["player"] == "ann"
 
 
-def test_action_clock_folds_when_facing_a_bet_and_sits_the_player_out(room: Harness) -> None:
+def test_clock_folds_facing_a_bet_and_sits_the_player_out(room: Harness) -> None:  # C-6
     """C-6: time up with no bank and a bet to call: fold, then sit out (C-3)."""
     actor = seated(room, timebank_seconds=0)
     next_hand(room, actor)
@@ -72,7 +72,7 @@ def test_action_clock_folds_when_facing_a_bet_and_sits_the_player_out(room: Harn
     assert actor.listener.of_type("player_sat_out")[-1]["reason"] == "timeout"
 
 
-def test_action_clock_checks_when_checking_is_free(room: Harness) -> None:
+def test_action_clock_checks_when_checking_is_free(room: Harness) -> None:  # C-6
     """C-6: time up when checking costs nothing: the player checks."""
     actor = seated(room, timebank_seconds=0)
     next_hand(room, actor)
@@ -87,7 +87,7 @@ def test_action_clock_checks_when_checking_is_free(room: Harness) -> None:
     assert actor.seats[4].sitting_out
 
 
-def test_time_bank_starts_on_its_own_announced_and_keeps_what_is_left(room: Harness) -> None:
+def test_time_bank_starts_on_its_own_announced_and_keeps_what_is_left(room: Harness) -> None:  # C-7
     """C-7: when the action time runs out the bank starts, is announced, and shrinks."""
     actor = seated(room, timebank_seconds=30)
     next_hand(room, actor)
@@ -103,7 +103,7 @@ def test_time_bank_starts_on_its_own_announced_and_keeps_what_is_left(room: Harn
     assert not actor.seats[0].sitting_out
 
 
-def test_time_bank_spent_then_the_clock_rule_applies(room: Harness) -> None:
+def test_time_bank_spent_then_the_clock_rule_applies(room: Harness) -> None:  # C-7 C-6
     """C-7 then C-6: action time plus the whole bank, then fold and sit out."""
     actor = seated(room, timebank_seconds=30)
     next_hand(room, actor)
@@ -113,7 +113,7 @@ def test_time_bank_spent_then_the_clock_rule_applies(room: Harness) -> None:
     assert actor.seats[0].sitting_out and actor.seats[0].timebank_ms == 0
 
 
-def test_time_bank_refills_every_n_hands_up_to_the_max(room: Harness) -> None:
+def test_time_bank_refills_every_n_hands_up_to_the_max(room: Harness) -> None:  # C-7
     """C-7: +refill seconds every refill_hands hands, never above the maximum."""
     assert refill_timebank(30_000, 9, 10, 5_000, 60_000) == (35_000, 0)
     assert refill_timebank(58_000, 9, 10, 5_000, 60_000) == (60_000, 0)
@@ -132,7 +132,7 @@ def test_time_bank_refills_every_n_hands_up_to_the_max(room: Harness) -> None:
     assert banks == [30_000, 35_000, 35_000, 40_000, 40_000, 40_000]
 
 
-def test_disconnected_player_keeps_the_seat_and_the_clock_runs(room: Harness) -> None:
+def test_disconnected_player_keeps_the_seat_and_the_clock_runs(room: Harness) -> None:  # C-14
     """C-14: a dropped player keeps the seat; the clock runs; reconnecting resends the state."""
     actor = seated(room, timebank_seconds=0)
     next_hand(room, actor)
@@ -152,7 +152,7 @@ def test_disconnected_player_keeps_the_seat_and_the_clock_runs(room: Harness) ->
     assert cards[4] is not None and cards[0] is None and cards[2] is None  # C-15
 
 
-def test_a_timed_out_player_who_acts_again_is_back_in(room: Harness) -> None:
+def test_a_timed_out_player_who_acts_again_is_back_in(room: Harness) -> None:  # C-6
     """C-6: the player is sat out by the clock only until they act again."""
     actor = seated(room, timebank_seconds=0)
     next_hand(room, actor)

@@ -17,7 +17,7 @@ def statuses(room: Harness) -> dict[str, str]:
         return dict(conn.execute(sa.select(cash_hands.c.id, cash_hands.c.status)).all())
 
 
-def test_interrupted_hand_is_void_and_start_stacks_come_back(room: Harness) -> None:
+def test_interrupted_hand_is_void_and_start_stacks_come_back(room: Harness) -> None:  # C-12
     """C-12: the hands row is written before the first card; a restart voids the open hand."""
     actor = room.table(rake_bps=500)
     sit_all(room, actor, ["ann", "bob", "cat"])
@@ -44,7 +44,7 @@ def test_interrupted_hand_is_void_and_start_stacks_come_back(room: Harness) -> N
     assert restarted.phase == "playing" and restarted.hand_id == "t1-4"
 
 
-def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harness) -> None:
+def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harness) -> None:  # C-12
     """C-12: a hand whose settlement transfer exists stands even if the status write was lost."""
     room.fund("ann")
     room.fund("bob")
@@ -80,7 +80,7 @@ def test_crash_between_settlement_and_status_keeps_the_hand_settled(room: Harnes
     assert {r.player_id: r.stack for r in found.seats} == {"ann": 109, "bob": 90}
 
 
-def test_a_seat_whose_cash_out_finished_is_not_restored(room: Harness) -> None:
+def test_a_seat_whose_cash_out_finished_is_not_restored(room: Harness) -> None:  # C-12
     """C-12: a crash between the cash-out and the seat's removal leaves no ghost seat."""
     actor = room.table()
     sit_all(room, actor, ["ann", "bob"])
@@ -98,7 +98,7 @@ def test_a_seat_whose_cash_out_finished_is_not_restored(room: Harness) -> None:
     assert set(restarted.by_player) == {"bob"}
 
 
-def test_escrow_money_without_a_seat_goes_back_to_the_wallet(room: Harness) -> None:
+def test_escrow_money_without_a_seat_goes_back_to_the_wallet(room: Harness) -> None:  # C-12 P-2
     """C-12/P-2: chips in a seat escrow with no seat row are paid back on restart, once."""
     room.fund("ann")
     store.add_chips(room.engine, "t1", "ann", USD, 120, "buyin:t1:ann:lost")

@@ -12,12 +12,12 @@ from tests.cash.conftest import Harness, play_hand, play_out
 MINUTE = 60
 
 
-def test_block_lengths_by_decline_count() -> None:
+def test_block_lengths_by_decline_count() -> None:  # C-8
     """C-8: 1st none, 2nd 5, 3rd 15, 4th 30, 5th and later 60 minutes."""
     assert [decline_block_minutes(n) for n in range(1, 8)] == [0, 5, 15, 30, 60, 60, 60]
 
 
-def test_what_counts_as_a_decline() -> None:
+def test_what_counts_as_a_decline() -> None:  # C-8
     """C-8: at least one hand and fewer than ten; not alone; not when all others sit out."""
     assert is_decline(1, 10, others_seated=2, others_sitting_out=0)
     assert is_decline(9, 10, others_seated=2, others_sitting_out=1)
@@ -38,7 +38,7 @@ def hit_and_run(room: Harness, actor: TableActor, seat: int = 0) -> dict:
     return room.wait(actor.leave("ann"))
 
 
-def test_second_decline_blocks_the_blind_level_for_five_minutes(room: Harness) -> None:
+def test_second_decline_blocks_the_blind_level_for_five_minutes(room: Harness) -> None:  # C-8
     """C-8: the 2nd decline in 12 h blocks every table of that level; the error says until when."""
     one, two = room.table("t1"), room.table("t2")
     other_level = room.table("t3", small_blind=2, big_blind=4, min_buy_in=80, max_buy_in=400)
@@ -61,7 +61,7 @@ def test_second_decline_blocks_the_blind_level_for_five_minutes(room: Harness) -
     room.wait(two.sit("ann", 0, 200))
 
 
-def test_declines_older_than_twelve_hours_do_not_count(room: Harness) -> None:
+def test_declines_older_than_twelve_hours_do_not_count(room: Harness) -> None:  # C-8
     """C-8: the window is a rolling 12 hours."""
     actor = room.table()
     room.fund("ann")
@@ -77,7 +77,7 @@ def test_declines_older_than_twelve_hours_do_not_count(room: Harness) -> None:
     assert (result["decline_number"], result["blocked_until_ms"]) == (1, None)
 
 
-def test_leaving_is_not_a_decline_when_the_others_sit_out(room: Harness) -> None:
+def test_leaving_is_not_a_decline_when_the_others_sit_out(room: Harness) -> None:  # C-8
     """C-8: no decline if every other player sits out, or the leaver is alone."""
     actor = room.table()
     room.fund("ann")
@@ -97,7 +97,7 @@ def test_leaving_is_not_a_decline_when_the_others_sit_out(room: Harness) -> None
     assert room.wait(actor.leave("ann"))["decline_number"] == 0
 
 
-def test_ten_hands_played_is_not_a_decline(room: Harness) -> None:
+def test_ten_hands_played_is_not_a_decline(room: Harness) -> None:  # C-8
     """C-8: after decline_hands hands leaving is free."""
     actor = room.table(decline_hands=3)
     room.fund("ann")
@@ -110,7 +110,7 @@ def test_ten_hands_played_is_not_a_decline(room: Harness) -> None:
     assert room.wait(actor.leave("ann"))["decline_number"] == 0
 
 
-def test_fast_fold_pools_are_exempt(room: Harness) -> None:
+def test_fast_fold_pools_are_exempt(room: Harness) -> None:  # C-8
     """C-8: a table with hit_and_run off (fast-fold pools) records no declines."""
     actor = room.table(hit_and_run=False)
     room.fund("ann")

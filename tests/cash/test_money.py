@@ -26,7 +26,7 @@ def money_inside(room: Harness) -> int:
         ).scalar_one()
 
 
-def test_a_player_sits_at_two_tables_at_once(room: Harness) -> None:
+def test_a_player_sits_at_two_tables_at_once(room: Harness) -> None:  # C-1
     """C-1 (table side): seats at several tables are independent, each with its own escrow."""
     one, two = room.table("t1"), room.table("t2")
     room.fund("ann")
@@ -38,7 +38,7 @@ def test_a_player_sits_at_two_tables_at_once(room: Harness) -> None:
     assert "ann" in two.by_player and room.balance(escrow("t1", "ann", USD)) == 0
 
 
-def test_buy_in_limits_and_top_up_only_up_to_the_table_max(room: Harness) -> None:
+def test_buy_in_limits_and_top_up_only_up_to_the_table_max(room: Harness) -> None:  # C-9
     """C-9: buy in within [min, max]; top up between hands up to the maximum."""
     actor = room.table(min_buy_in=40, max_buy_in=200)
     room.fund("ann")
@@ -54,7 +54,7 @@ def test_buy_in_limits_and_top_up_only_up_to_the_table_max(room: Harness) -> Non
     assert room.balance(escrow("t1", "ann", USD)) == 200
 
 
-def test_top_up_during_a_hand_joins_the_stack_when_it_ends(room: Harness) -> None:
+def test_top_up_during_a_hand_joins_the_stack_when_it_ends(room: Harness) -> None:  # C-9
     """C-9: only the chips on the table when the hand began can be bet."""
     actor = room.table()
     sit_all(room, actor, ["ann", "bob", "cat"], buy_in=100)
@@ -69,7 +69,7 @@ def test_top_up_during_a_hand_joins_the_stack_when_it_ends(room: Harness) -> Non
     assert actor.seats[0].stack == room.balance(escrow("t1", "ann", USD))
 
 
-def test_resitting_within_the_rathole_window_needs_what_was_taken(room: Harness) -> None:
+def test_resitting_within_the_rathole_window_needs_what_was_taken(room: Harness) -> None:  # C-10
     """C-10: within rathole_minutes at the same stakes, bring at least the amount left with."""
     actor = room.table(hit_and_run=False, min_buy_in=40, max_buy_in=200)
     other = room.table("t2", hit_and_run=False, min_buy_in=40, max_buy_in=200)
@@ -97,7 +97,7 @@ def _raise_and_check_down(room: Harness, actor: TableActor, raise_to: int, fold:
     play_out(room, actor, policy="fold" if fold else "call")
 
 
-def test_rake_is_a_capped_percentage_recorded_per_player(room: Harness) -> None:
+def test_rake_is_a_capped_percentage_recorded_per_player(room: Harness) -> None:  # C-11
     """C-11: 5 % of the pot, capped at 3 BB, to the house rake account, shared by contribution."""
     actor = room.table(rake_bps=500)
     sit_all(room, actor, ["ann", "bob", "cat"])
@@ -110,7 +110,7 @@ def test_rake_is_a_capped_percentage_recorded_per_player(room: Harness) -> None:
     assert actor.listener.of_type("hand_ended")[-1]["rake"] == 6
 
 
-def test_no_flop_no_drop(room: Harness) -> None:
+def test_no_flop_no_drop(room: Harness) -> None:  # C-11
     """C-11: a hand that ends before the flop pays no rake."""
     actor = room.table(rake_bps=500)
     sit_all(room, actor, ["ann", "bob", "cat"])
@@ -119,7 +119,7 @@ def test_no_flop_no_drop(room: Harness) -> None:
     assert actor.listener.of_type("hand_ended")[-1]["rake"] == 0
 
 
-def test_money_never_appears_or_disappears(room: Harness) -> None:
+def test_money_never_appears_or_disappears(room: Harness) -> None:  # P-2
     """P-2: wallets + escrows + rake stay constant across buy-ins, hands, rake and leaving."""
     actor = room.table(rake_bps=500, hit_and_run=False)
     for player in ("ann", "bob", "cat", "dan"):
@@ -158,7 +158,7 @@ def _strings(value: Any) -> set[str]:
     return set()
 
 
-def test_hole_cards_reach_only_their_holder(room: Harness) -> None:
+def test_hole_cards_reach_only_their_holder(room: Harness) -> None:  # C-15
     """C-15: no client receives another player's hidden cards unless they are shown."""
     actor = room.table()
     players = ["ann", "bob", "cat", "dan"]
@@ -191,7 +191,7 @@ def test_hole_cards_reach_only_their_holder(room: Harness) -> None:
                     assert not leaked, (receiver, m)
 
 
-def test_production_deck_uses_the_system_random_source(room: Harness) -> None:
+def test_production_deck_uses_the_system_random_source(room: Harness) -> None:  # C-15
     """C-15: without an injected RNG the table shuffles with secrets.SystemRandom."""
     actor = TableActor(
         CashTableConfig(table_id="prod"), clock=room.clock, ledger=room.ledger, listener=Listener()
@@ -199,7 +199,7 @@ def test_production_deck_uses_the_system_random_source(room: Harness) -> None:
     assert isinstance(actor.rng, secrets.SystemRandom)
 
 
-def test_hand_histories_show_a_player_only_their_own_hidden_cards(room: Harness) -> None:
+def test_hand_histories_show_a_player_only_their_own_hidden_cards(room: Harness) -> None:  # C-15
     """C-15: a player's PHH histories mask the others' hole cards unless shown down."""
     from pokerroom.engine.phh import loads
 

@@ -16,7 +16,7 @@ from pokerroom.ledger.schema import metadata
 CASH_TABLES = {t.name for t in metadata.sorted_tables if t.name.startswith("cash_")}
 
 
-def test_cash_migration_matches_the_store_tables(tmp_path: Path) -> None:
+def test_cash_migration_matches_the_store_tables(tmp_path: Path) -> None:  # C-12
     """The revision and the Core definitions agree; downgrading past it drops the tables."""
     assert store.cash_hands.name in CASH_TABLES and len(CASH_TABLES) == 9
     engine = make_engine(f"sqlite:///{tmp_path / 'schema.sqlite'}")

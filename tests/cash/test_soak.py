@@ -69,7 +69,8 @@ def between_hands(room: Harness, actor: TableActor, rng: random.Random) -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_random_session_keeps_every_invariant(room: Harness, seed: int) -> None:
+def test_random_session_keeps_every_invariant(room: Harness, seed: int) -> None:  # P-2 C-12
+    """Random sits, leaves, sit-outs, top-ups, timeouts and bets; the invariants hold."""
     rng = random.Random(seed)
     actor = room.table(seed=seed, rake_bps=500, max_seats=6, timebank_seconds=5)
     for player in PLAYERS:
