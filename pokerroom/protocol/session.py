@@ -145,7 +145,12 @@ class RoomSession(Protocol):
             d.addBoth(self._done)
 
     def _answer_ok(self, result: dict[str, Any] | None, request_id: object, frame: dict) -> None:
-        self.send(ok(request_id, frame["type"], result))  # type: ignore[arg-type]
+        try:
+            self.send(ok(request_id, frame["type"], result))  # type: ignore[arg-type]
+        except ValueError:  # larger than a frame: still answer (P-1)
+            self.log.error("answer_too_large", request=frame["type"])
+            failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
+            self.send(failure.to_message(request_id))
         if frame["type"] in ("register", "login", "resume") and self.player is not None:
             self.lobby.reconnected(self.player.name)  # C-14: snapshots follow the answer
 
@@ -234,10 +239,15 @@ class RoomSession(Protocol):
 
     # -- outbound -------------------------------------------------------------------------------
     def send(self, message: dict[str, Any]) -> None:
-        """Write one frame now, or queue it while the transport is paused."""
+        """Write one message now, or queue it while the transport is paused."""
         if self._closing or self.transport is None:
             return
-        frame = encode_frame(message)
+        self.send_frame(encode_frame(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Write one encoded frame (a broadcast is encoded once for all its receivers)."""
+        if self._closing or self.transport is None:
+            return
         self._last_out = self.clock.seconds()
         if not self._paused:
             self.transport.write(frame)

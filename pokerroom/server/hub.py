@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import structlog
 from twisted.internet.interfaces import IReactorTime
 
+from pokerroom.protocol.framing import encode_frame
+
 log = structlog.get_logger("pokerroom.hub")
 
 
@@ -23,7 +25,10 @@ class Outbound(Protocol):
     """What the hub needs from a session."""
 
     def send(self, message: dict[str, Any]) -> None:
-        """Queue one frame for the client."""
+        """Queue one message for the client."""
+
+    def send_frame(self, frame: bytes) -> None:
+        """Queue one already encoded frame for the client."""
 
     def replaced(self) -> None:
         """Another connection logged in as the same player: say goodbye and close."""
@@ -132,9 +137,14 @@ class Hub:
         if self.on_broadcast is not None:
             self.on_broadcast(table_id, message)
         skip = set(exclude)
+        frame: bytes | None = None
         for player in tuple(self.audience_of(table_id)):
-            if player not in skip:
-                self.send(player, message)
+            session = self._sessions.get(player)
+            if session is None or player in skip:
+                continue
+            if frame is None:
+                frame = encode_frame(message)
+            session.send_frame(frame)
 
     def close_all(self, code: str, message: str) -> None:
         """Say goodbye to every logged-in client and close them (server shutdown)."""

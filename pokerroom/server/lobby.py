@@ -26,6 +26,22 @@ log = structlog.get_logger("pokerroom.lobby")
 DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
 
 
+#: Room left in one frame for hand histories (the frame limit is 64 KiB).
+HISTORY_BUDGET = 60_000
+
+
+def fit_histories(hands: list[str]) -> dict[str, Any]:
+    """The newest hands that fit in one answer frame; `truncated` if some were left out."""
+    kept: list[str] = []
+    used = 0
+    for text in hands:
+        used += len(text.encode("utf-8")) + 64  # JSON escaping and separators, generously
+        if used > HISTORY_BUDGET:
+            break
+        kept.append(text)
+    return {"hands": kept, "truncated": len(kept) < len(hands)}
+
+
 class Lobby:
     """Routes requests of logged-in players; counts each player's open tables (C-1)."""
 
@@ -238,7 +254,7 @@ class Lobby:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
         d = maybeDeferred(self.histories, player.name, table_id, limit)
-        return d.addCallback(lambda hands: {"hands": hands})
+        return d.addCallback(fit_histories)
 
     def _moderator(self, player: Player, table_id: str | None) -> None:
         if not player.is_moderator:

@@ -189,3 +189,16 @@ def test_own_hand_histories_after_a_hand(room: Room) -> None:
     assert bob_cards not in hands[0]
     assert "".join(alice.of_type("hole_cards")[0]["cards"]) in hands[0]
     assert alice.ok("hand_histories", table_id="t2")["hands"] == []
+
+
+def test_hand_histories_are_cut_to_fit_one_frame() -> None:
+    """An answer never exceeds the 64 KiB frame: the oldest hands are left out (P-1)."""
+    from pokerroom.protocol.events import ok
+    from pokerroom.protocol.framing import encode_frame
+    from pokerroom.server.lobby import fit_histories
+
+    hands = [f"hand {i}\n" + "x" * 5_000 for i in range(40)]
+    result = fit_histories(hands)
+    assert result["truncated"] and result["hands"] == hands[: len(result["hands"])]
+    assert len(encode_frame(ok(1, "hand_histories", result))) <= 64 * 1024
+    assert fit_histories(hands[:3]) == {"hands": hands[:3], "truncated": False}
