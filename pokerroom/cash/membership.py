@@ -179,6 +179,8 @@ class Membership:
                 self._topping_up[player_id] = left
             else:
                 self._topping_up.pop(player_id, None)
+                if seat.leaving and self.seats.get(seat.number) is seat:
+                    self._request_leave(seat)  # the leave waited for this money to land
             return result
 
         d.addCallback(added)
@@ -272,6 +274,8 @@ class Membership:
 
     def _stand_up(self: TableActor, seat: Seat) -> None:
         """Remove the seat now and cash out; record the decline (C-8) and memory (C-10, C-4)."""
+        if seat.player_id in self._topping_up:
+            return  # cash out only after the top-up has landed in the escrow
         others = [s for s in self.seats.values() if s is not seat]
         declined = self.config.hit_and_run and is_decline(
             seat.hands_played,

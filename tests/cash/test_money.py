@@ -223,3 +223,16 @@ def test_hand_histories_show_a_player_only_their_own_hidden_cards(room: Harness)
                 masked += hidden
     assert masked >= 2
     assert room.wait(room.store.histories("zed")) == []
+
+
+def test_leaving_waits_for_a_top_up_in_flight(room: Harness) -> None:  # C-9 P-2
+    """A leave asked while a top-up is moving cashes out both; no money stays in escrow."""
+    actor = room.table()
+    room.fund("ann")
+    room.wait(actor.sit("ann", 0, 100))
+    topped = actor.top_up("ann", 50)
+    left = actor.leave("ann")
+    room.wait(topped)
+    assert room.wait(left)["amount"] == 150
+    assert room.balance(escrow("t1", "ann", USD)) == 0
+    assert room.balance(wallet("ann", USD)) == 100_000
