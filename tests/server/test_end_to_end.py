@@ -45,26 +45,44 @@ between_hands_seconds = 0.2
 """
 
 
+def start_server(tmp_path: Path, url: str) -> tuple[int, subprocess.Popen]:
+    """A `pokerroom serve` process on `url`; returns once it listens (recovery done)."""
+    (tmp_path / "room.toml").write_text(CONFIG)
+    args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
+    log = (tmp_path / "server.log").open("a")
+    proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
+    log.close()
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert "listening on" in line, line + (tmp_path / "server.log").read_text()[-3000:]
+    return int(line.rsplit(":", 1)[1]), proc
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Terminate a process and wait for it."""
+    if proc.poll() is None:
+        proc.terminate()
+    proc.wait(timeout=20)
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen]]:
-    """A server process on a migrated temp database; yields its port."""
+def db_url(tmp_path: Path) -> str:
+    """A SQLite file migrated to head."""
     url = f"sqlite:///{tmp_path / 'room.sqlite'}"
     engine = make_engine(url)
     upgrade(engine)
     engine.dispose()
-    (tmp_path / "room.toml").write_text(CONFIG)
-    args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
+    return url
+
+
+@pytest.fixture
+def server(tmp_path: Path, db_url: str) -> Iterator[tuple[int, subprocess.Popen]]:
+    """A server process on a migrated temp database; yields its port."""
+    port, proc = start_server(tmp_path, db_url)
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert "listening on" in line, line + (tmp_path / "server.log").read_text()
-        yield int(line.rsplit(":", 1)[1]), proc
+        yield port, proc
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
+        stop(proc)
 
 
 class Wire:
@@ -157,3 +175,69 @@ def test_bots_play_without_protocol_errors_or_leaks(server: tuple[int, Any]) -> 
     done = subprocess.run(CLI + args, capture_output=True, text=True, timeout=90)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 protocol errors, 0 leaks" in done.stdout
+
+
+def hand_rows(url: str) -> list[Any]:
+    """Every cash hand row."""
+    from pokerroom.cash.store import cash_hands
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(cash_hands.select()))
+    finally:
+        engine.dispose()
+
+
+def test_sigkill_during_hands_then_restart(tmp_path: Path, db_url: str) -> None:
+    """C-12 through the real server: SIGKILL mid-hand; after a restart the interrupted hands
+    are void with stacks back at their start values, finished hands stand, and
+    `pokerroom ledger check` passes (P-2)."""
+    from pokerroom.cash.store import cash_seats, escrow
+    from pokerroom.ledger import get_account
+
+    port, proc = start_server(tmp_path, db_url)
+    bots_args = ["bots", "--port", str(port), "--count", "6", "--hands", "1000", "--timeout", "60"]
+    bots = subprocess.Popen(CLI + bots_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            rows = hand_rows(db_url)
+            settled = [r for r in rows if r.status == "settled"]
+            started = [r for r in rows if r.status == "started"]
+            if len(settled) >= 3 and started:
+                break
+            time.sleep(0.05)
+        proc.kill()  # SIGKILL: no shutdown code runs
+        proc.wait(timeout=20)
+    finally:
+        bots.kill()
+        bots.wait(timeout=20)
+    before = {r.id: r for r in hand_rows(db_url)}
+    interrupted = [r for r in before.values() if r.status == "started"]
+    finished = {r.id for r in before.values() if r.status == "settled"}
+    assert len(finished) >= 3
+
+    port, proc = start_server(tmp_path, db_url)
+    try:
+        after = {r.id: r for r in hand_rows(db_url)}
+        assert {r.id for r in after.values() if r.status == "settled"} >= finished
+        assert not [r for r in after.values() if r.status == "started"]
+        engine = make_engine(db_url)
+        with engine.connect() as conn:
+            seats = {(r.table_id, r.player_id): r.stack for r in conn.execute(cash_seats.select())}
+        for hand in interrupted:
+            if after[hand.id].status != "void":
+                continue  # the settlement landed just before the kill: it stands
+            for player, stack in hand.start_stacks.items():
+                if (hand.table_id, player) in seats:
+                    assert seats[(hand.table_id, player)] == stack, (hand.id, player)
+                    account = get_account(engine, escrow(hand.table_id, player, "USD"))
+                    assert account.balance == stack
+        engine.dispose()
+        check = subprocess.run(
+            [*CLI, "ledger", "check", "--db", db_url], capture_output=True, text=True, timeout=60
+        )
+        assert check.returncode == 0, check.stdout + check.stderr
+    finally:
+        stop(proc)
