@@ -34,6 +34,8 @@ class ClientProtocol(Protocol):
 
     def connectionMade(self) -> None:
         """Fire `connected_d`."""
+        if hasattr(self.transport, "setTcpNoDelay"):  # small frames: no Nagle delay
+            self.transport.setTcpNoDelay(True)
         self.connected_d.callback(self)
 
     def dataReceived(self, data: bytes) -> None:

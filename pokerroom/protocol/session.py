@@ -95,6 +95,8 @@ class RoomSession(Protocol):
     def connectionMade(self) -> None:
         """Register for back-pressure and start the keepalive timer."""
         self.transport.registerProducer(self, True)  # type: ignore[union-attr]
+        if hasattr(self.transport, "setTcpNoDelay"):  # small frames: no Nagle delay
+            self.transport.setTcpNoDelay(True)
         self._last_in = self._last_out = self.clock.seconds()
         self._schedule()
         self.log.info("connected", peer=str(self.transport.getPeer()))  # type: ignore[union-attr]

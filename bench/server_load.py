@@ -1,0 +1,243 @@
+"""Server load: a `pokerroom serve` process and bot clients in other processes, on loopback.
+
+Run: .venv/bin/python bench/server_load.py [--clients 60 300 600] [--seconds 20] [--per-worker 100]
+     [--pace 0]   (seconds a bot waits before acting: 0 = at once; e.g. 2 = human pace)
+
+For each client count: a fresh SQLite database, a server with clients/6 six-max NLHE tables,
+and worker processes of `--per-worker` bots each. Bots call or check (every hand goes to the
+showdown). After a warm-up, the run measures for `--seconds`:
+- hands/s: distinct hands ended at all tables;
+- latency: from the moment a client sends its action to the moment the next player receives
+  its `action_request` (CLOCK_MONOTONIC is shared by all processes), p50 and p99;
+- server CPU (user+system seconds per wall second) and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+
+def config(tables: int) -> str:
+    """A room with `tables` six-max NLHE tables and cheap password hashing."""
+    lines = [
+        '[server]\nhost = "127.0.0.1"\nlog_format = "json"',
+        "[session]\noutbound_queue_max = 5000",
+        "[accounts]\ntime_cost = 1\nmemory_kib = 8",
+        "[dev]\nallow_deposit = true",
+    ]
+    for n in range(tables):
+        lines.append(f'[tables.t{n:03d}]\nvariant = "NT"\nbetween_hands_seconds = 0.5')
+    return "\n\n".join(lines) + "\n"
+
+
+# -- worker: bots in one process ------------------------------------------------------------
+def worker(
+    port: int, first: int, count: int, seconds: float, warmup: float, pace: float, out: str
+) -> None:
+    """Run bots first..first+count-1 (bot i sits at table i // 6) and dump timestamps."""
+    import random
+
+    from twisted.internet import reactor
+    from twisted.internet.endpoints import TCP4ClientEndpoint
+
+    from pokerroom.server.bots import Bot, BotReport
+
+    report = BotReport()
+    sent: dict[str, float] = {}  # "hand/n" -> when the n-th action of the hand was sent
+    asked: dict[str, float] = {}  # "hand/n" -> when the request after n actions arrived
+    ended: dict[str, float] = {}
+
+    class LoadBot(Bot):
+        counts: dict[str, int]  # hand -> actions this bot has seen
+
+        def on_event(self, frame: dict[str, Any]) -> None:
+            counts = self.__dict__.setdefault("counts", {})
+            kind, hand = frame.get("type"), frame.get("hand_id")
+            if kind == "player_acted":
+                counts[hand] = counts.get(hand, 0) + 1
+            elif kind == "action_request":
+                asked[f"{hand}/{counts.get(hand, 0)}"] = time.monotonic()
+            elif kind == "hand_ended":
+                ended.setdefault(hand, time.monotonic())
+            super().on_event(frame)
+
+        def act(self, frame: dict[str, Any]) -> None:
+            hand = frame["hand_id"]
+
+            def go() -> None:
+                sent[f"{hand}/{self.counts.get(hand, 0) + 1}"] = time.monotonic()
+                action = "check" if frame["actions"]["check"] else "call"
+                self.client.request("act", table_id=self.table_id, action=action).addErrback(
+                    lambda f: self.fail("act", f)
+                )
+
+            if pace:
+                reactor.callLater(random.uniform(pace / 2, pace * 1.5), go)
+            else:
+                go()
+
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    bots = [
+        LoadBot(f"load{i:04d}", 10**9, random.Random(i), report)
+        for i in range(first, first + count)
+    ]
+    for i, bot in zip(range(first, first + count), bots, strict=True):
+        table = f"t{i // 6:03d}"
+        bot.run(endpoint, lambda tables, t=table: next(x for x in tables if x["table_id"] == t))
+
+    start = time.monotonic()
+
+    def finish() -> None:
+        window = (start + warmup, start + warmup + seconds)
+        data = {
+            "sent": sent,
+            "asked": asked,
+            "ended": ended,
+            "window": window,
+            "errors": report.errors,
+            "leaks": report.leaks,
+        }
+        Path(out).write_text(json.dumps(data))
+        reactor.stop()
+
+    reactor.callLater(warmup + seconds, finish)
+    reactor.run()
+
+
+# -- orchestrator ---------------------------------------------------------------------------
+def proc_stats(pid: int) -> tuple[float, int]:
+    """(user+system CPU seconds, RSS KiB) of a process, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    rss = next(
+        int(line.split()[1])
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if line.startswith("VmRSS:")
+    )
+    return cpu, rss
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str, Any]:
+    """One measurement with `clients` bots."""
+    folder = Path(tempfile.mkdtemp(prefix="pokerroom-load-"))
+    url = f"sqlite:///{folder / 'room.sqlite'}"
+    subprocess.run(
+        [PY, "-c", "from pokerroom.cli import main; main()", "db", "upgrade", "--db", url],
+        check=True,
+        capture_output=True,
+    )
+    (folder / "room.toml").write_text(config(max(1, clients // 6)))
+    server = subprocess.Popen(
+        [
+            PY,
+            "-c",
+            "from pokerroom.cli import main; main()",
+            "serve",
+            "--db",
+            url,
+            "--port",
+            "0",
+            "--config",
+            str(folder / "room.toml"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    port = int(server.stdout.readline().rsplit(":", 1)[1])  # type: ignore[union-attr]
+    warmup = 5.0 + clients / 100
+    workers = []
+    for first in range(0, clients, per_worker):
+        count = min(per_worker, clients - first)
+        out = folder / f"w{first}.json"
+        args = [
+            PY,
+            __file__,
+            "--worker",
+            str(port),
+            str(first),
+            str(count),
+            str(seconds),
+            str(warmup),
+            str(pace),
+            str(out),
+        ]
+        workers.append((subprocess.Popen(args, cwd=ROOT), out))
+    time.sleep(warmup)
+    cpu0, _ = proc_stats(server.pid)
+    wall0 = time.monotonic()
+    peak = 0
+    while any(p.poll() is None for p, _ in workers):
+        peak = max(peak, proc_stats(server.pid)[1])
+        time.sleep(0.5)
+    cpu1, rss = proc_stats(server.pid)
+    wall = time.monotonic() - wall0
+    server.terminate()
+    server.wait(timeout=30)
+    sent: dict[str, float] = {}
+    asked: dict[str, float] = {}
+    ended: set[str] = set()
+    errors, leaks, window = 0, 0, (0.0, 0.0)
+    for _, out in workers:
+        data = json.loads(out.read_text())
+        sent.update(data["sent"])
+        asked.update(data["asked"])
+        window = tuple(data["window"])  # type: ignore[assignment]
+        ended.update(h for h, t in data["ended"].items() if window[0] <= t <= window[1])
+        errors += len(data["errors"])
+        leaks += len(data["leaks"])
+    lat = [
+        (asked[k] - t) * 1000
+        for k, t in sent.items()
+        if k in asked and window[0] <= t <= window[1] and asked[k] >= t
+    ]
+    return {
+        "clients": clients,
+        "pace_s": pace,
+        "hands_per_s": round(len(ended) / seconds, 1),
+        "actions": len(lat),
+        "p50_ms": round(percentile(lat, 0.5), 2) if lat else None,
+        "p99_ms": round(percentile(lat, 0.99), 2) if lat else None,
+        "server_cpu": round((cpu1 - cpu0) / wall, 2),
+        "server_rss_mib": round(max(peak, rss) / 1024),
+        "errors": errors,
+        "leaks": leaks,
+    }
+
+
+def main() -> None:
+    """Parse arguments; run the worker or the measurements."""
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        port, first, count, seconds, warmup, pace, out = sys.argv[2:9]
+        worker(int(port), int(first), int(count), float(seconds), float(warmup), float(pace), out)
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, nargs="+", default=[60, 300, 600])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--per-worker", type=int, default=100)
+    parser.add_argument("--pace", type=float, default=0.0)
+    args = parser.parse_args()
+    for clients in args.clients:
+        print(json.dumps(run(clients, args.seconds, args.per_worker, args.pace)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
