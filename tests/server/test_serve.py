@@ -83,8 +83,8 @@ def test_player_moderator_command(tmp_path: Path) -> None:
     )
     runner = CliRunner()
     assert runner.invoke(main, ["player", "moderator", "mod", "--db", url]).exit_code == 0
-    flag = engine.connect().execute(players.select()).one().is_moderator
-    assert flag is True
+    with engine.connect() as conn:
+        assert conn.execute(players.select()).one().is_moderator is True
     result = runner.invoke(main, ["player", "moderator", "nobody", "--db", url])
     assert result.exit_code == 1 and "no player" in result.output
     engine.dispose()

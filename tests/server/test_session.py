@@ -55,7 +55,8 @@ def test_register_login_and_bad_credentials(room: Room) -> None:
     assert other.error("register", name="carol", password="short") == errors.WEAK_PASSWORD
     assert other.error("login", name="alice", password="wrong pass") == errors.BAD_CREDENTIALS
     assert other.error("login", name="nobody", password="wrong pass") == errors.BAD_CREDENTIALS
-    row = room.ledger.engine.connect().exec_driver_sql("select password_hash from players").one()
+    with room.ledger.engine.connect() as conn:
+        row = conn.exec_driver_sql("select password_hash from players").one()
     assert row[0].startswith("$argon2id$") and "correct horse" not in row[0]
 
 
