@@ -5,13 +5,13 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from pokerroom.ledger.schema import metadata
+from pokerroom.schema import all_metadata
 
 
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
-        target_metadata=metadata,
+        target_metadata=all_metadata(),  # every feature's tables, for autogenerate
         render_as_batch=connection.dialect.name == "sqlite",
     )
     with context.begin_transaction():

@@ -13,22 +13,14 @@ from pokerroom.ledger import migrate
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.errors import SchemaNotAtHead
 from pokerroom.ledger.kinds import external, wallet
-from pokerroom.ledger.schema import metadata
 from pokerroom.ledger.transfers import move
+from pokerroom.schema import all_metadata
 
 LEDGER_TABLES = {"accounts", "journal", "postings"}
 
 
 def _tables(engine: sa.Engine) -> set[str]:
     return set(sa.inspect(engine).get_table_names())
-
-
-def _every_declared_table() -> list[sa.MetaData]:
-    """Every feature's table definitions: the single source of truth the migrations must build."""
-    import pokerroom.cash.store  # noqa: F401  (declares the cash tables on the ledger's metadata)
-    from pokerroom.server.schema import metadata as server_metadata
-
-    return [metadata, server_metadata]
 
 
 def test_upgrade_from_empty_to_head_and_down_again(db_url: str) -> None:
@@ -41,7 +33,7 @@ def test_upgrade_from_empty_to_head_and_down_again(db_url: str) -> None:
         assert _tables(engine) >= LEDGER_TABLES
         with engine.connect() as conn:  # head builds exactly what every schema module declares
             context = MigrationContext.configure(conn)
-            assert compare_metadata(context, _every_declared_table()) == []
+            assert compare_metadata(context, all_metadata()) == []
         migrate.ensure_at_head(engine)
         migrate.downgrade(engine)
         assert migrate.current_revision(engine) is None

@@ -1,0 +1,14 @@
+"""Every feature's table definitions in one list: what the Alembic head must build."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+
+def all_metadata() -> list[sa.MetaData]:
+    """The MetaData of the ledger (with the cash tables declared on it) and of the server."""
+    import pokerroom.cash.store  # noqa: F401  (declares the cash tables on the ledger's metadata)
+    from pokerroom.ledger.schema import metadata as ledger_metadata
+    from pokerroom.server.schema import metadata as server_metadata
+
+    return [ledger_metadata, server_metadata]
