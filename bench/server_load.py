@@ -196,6 +196,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
     asked: dict[str, float] = {}
     ended: set[str] = set()
     errors, leaks, window = 0, 0, (0.0, 0.0)
+    samples: list[str] = []
     for _, out in workers:
         data = json.loads(out.read_text())
         sent.update(data["sent"])
@@ -204,6 +205,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         ended.update(h for h, t in data["ended"].items() if window[0] <= t <= window[1])
         errors += len(data["errors"])
         leaks += len(data["leaks"])
+        samples += (data["errors"] + data["leaks"])[:3]
     lat = [
         (asked[k] - t) * 1000
         for k, t in sent.items()
@@ -220,6 +222,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         "server_rss_mib": round(max(peak, rss) / 1024),
         "errors": errors,
         "leaks": leaks,
+        "samples": samples[:6],
     }
 
 

@@ -118,6 +118,12 @@ class Bot:
             self.won = []
         elif kind in ("hole_cards", "board_dealt", "hand_shown"):
             self.allowed.update(frame.get("cards", []))
+        elif kind == "table_snapshot" and frame["snapshot"].get("hand"):
+            hand = frame["snapshot"]["hand"]
+            self.allowed.update(hand["board"])
+            if len(hand["board"]) == 5 and hand["actor"] is None:  # showdown: shown is public
+                for seat in hand["seats"]:
+                    self.allowed.update(seat.get("cards", []))
         for cards in card_lists(frame):
             stray = [card for card in cards if card not in self.allowed]
             if stray:

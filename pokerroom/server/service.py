@@ -28,6 +28,8 @@ from pokerroom.server.lobby import Lobby
 from pokerroom.server.settings import RoomSettings
 
 log = structlog.get_logger("pokerroom.server")
+#: Pending connections the kernel may queue: many clients (re)connect at once after a restart.
+LISTEN_BACKLOG = 1024
 
 
 def table_info(actor: TableActor) -> dict[str, Any]:
@@ -101,7 +103,7 @@ class RoomService(MultiService):
         for actor in actors:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
         self.listening = self.reactor.listenTCP(
-            self.port_number, self.factory, interface=self.settings.host
+            self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )
         address = self.listening.getHost()
         log.info("listening", host=address.host, port=address.port, tables=len(actors))
