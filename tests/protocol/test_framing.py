@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -76,3 +78,28 @@ def test_encode_refuses_an_oversized_outbound_frame() -> None:
     with pytest.raises(ValueError):
         encode_frame({"type": "x", "pad": "a" * MAX_FRAME})
     assert decode_frame(encode_frame(FRAMES[1])) == FRAMES[1]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    frames=st.lists(st.dictionaries(st.text(max_size=10), JSON_VALUES, max_size=5), max_size=6),
+    cuts=st.lists(st.integers(min_value=0), max_size=8),
+)
+def test_any_frames_split_anywhere_come_back_whole(frames: list[dict], cuts: list[int]) -> None:
+    """Property: any JSON objects, encoded and cut at any points, decode to the same objects."""
+    stream = b"".join(encode_frame(frame) for frame in frames)
+    points = sorted({cut % (len(stream) + 1) for cut in cuts})
+    decoder, got, start = FrameDecoder(), [], 0
+    for point in [*points, len(stream)]:
+        got += decoder.feed(stream[start:point])
+        start = point
+    assert got == frames and decoder.pending == 0

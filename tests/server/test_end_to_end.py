@@ -164,6 +164,8 @@ def test_clients_at_several_tables_with_a_drop_and_a_resume(server: tuple[int, A
         mine = [s for s in snapshot["hand"]["seats"] if s.get("cards")]
         assert [s["cards"] for s in mine] in ([alice_cards], [])
     assert again.call("resume", token=alice_token)["code"] == "already_logged_in"
+    server[1].terminate()  # a clean stop says goodbye to every client
+    assert again.until(lambda f: f["type"] == "goodbye")["code"] == "server_shutdown"
     for wire in (again, bob, carol, dave):
         wire.close()
 
