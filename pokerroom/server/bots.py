@@ -38,6 +38,13 @@ class BotReport:
         return not self.errors and not self.leaks
 
 
+def money(cents: int) -> str:
+    """Cents as 12.34 (display only; money stays an int everywhere else)."""
+    sign = "-" if cents < 0 else ""
+    whole, rest = divmod(abs(cents), 100)
+    return f"{sign}{whole}.{rest:02d}"
+
+
 def card_lists(value: Any) -> list[list[str]]:
     """Every `cards` list anywhere inside a frame."""
     found: list[list[str]] = []
@@ -147,14 +154,15 @@ class Bot:
             self.act(frame)
         elif kind == "pot_awarded":
             for share in frame.get("shares", []):
-                self.won.append(
-                    f"{self.names.get(share['seat'], share['seat'])} wins {share['amount']}"
-                )
+                who = self.names.get(share["seat"], share["seat"])
+                self.won.append(f"{who} wins {money(share['amount'])}")
         elif kind == "hand_ended":
             self.seen += 1
             seen = self.report.hands.setdefault(self.table_id, set())
             if frame["hand_id"] not in seen and self.say is not None:
-                self.say(f"{frame['hand_id']:>24}  {', '.join(self.won)}  (rake {frame['rake']})")
+                self.say(
+                    f"{frame['hand_id']:>24}  {', '.join(self.won)}  (rake {money(frame['rake'])})"
+                )
             seen.add(frame["hand_id"])
             if self.seen >= self.hands:
                 self.leave()
