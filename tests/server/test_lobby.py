@@ -202,3 +202,36 @@ def test_hand_histories_are_cut_to_fit_one_frame() -> None:
     assert result["truncated"] and result["hands"] == hands[: len(result["hands"])]
     assert len(encode_frame(ok(1, "hand_histories", result))) <= 64 * 1024
     assert fit_histories(hands[:3]) == {"hands": hands[:3], "truncated": False}
+
+
+def test_c6_c7_clock_and_time_bank_are_announced_over_the_protocol(room: Room) -> None:
+    """C-6, C-7: action_request carries the deadline and bank; when the clock runs out the
+    table says the bank started; when that runs out too the table acts and sits them out."""
+    alice, bob, actor = start_hand(room)
+    name = to_act(actor)
+    mover, other = (alice, bob) if name == "alice" else (bob, alice)
+    request = mover.of_type("action_request")[-1]
+    now_ms = int(room.clock.seconds() * 1000)
+    assert request["deadline_ms"] == now_ms + 15_000 and request["timebank_ms"] == 30_000
+    assert other.of_type("action_request") == []  # only the player to act is asked
+    room.advance(15)
+    started = other.of_type("timebank_started")
+    assert started and started[-1]["timebank_ms"] == 30_000
+    room.advance(30)
+    acted = other.of_type("player_acted")[-1]
+    assert acted["auto"] == "timeout" and acted["action"] in ("fold", "check")
+    assert any(f["player"] == name for f in other.of_type("player_sat_out"))
+
+
+def test_table_commands_are_routed_for_the_session_player(room: Room) -> None:
+    """top_up, sit_out, sit_in and leave reach the actor for the logged-in player only."""
+    alice = funded(room, "alice")
+    alice.ok("sit", table_id="t3", buy_in=100, wait_for_big_blind=True)
+    assert alice.ok("top_up", table_id="t3", amount=50) == {"stack": 150, "pending": 0}
+    assert alice.error("top_up", table_id="t3", amount=100) == "above_table_max"
+    alice.ok("sit_out", table_id="t3")
+    assert alice.error("sit_out", table_id="t3") == "already_sitting_out"
+    assert alice.ok("sit_in", table_id="t3", post=False)["wait_for_big_blind"] is True
+    assert alice.ok("leave", table_id="t3")["amount"] == 150
+    assert alice.ok("wallet")["balance"] == 100_000
+    assert room.lobby.open_tables("alice") == []
