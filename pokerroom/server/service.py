@@ -16,6 +16,7 @@ import structlog
 from twisted.application.service import MultiService
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, inlineCallbacks
 from twisted.internet.interfaces import IListeningPort
+from twisted.internet.task import LoopingCall
 
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatService
@@ -30,6 +31,8 @@ from pokerroom.server.settings import RoomSettings
 log = structlog.get_logger("pokerroom.server")
 #: Pending connections the kernel may queue: many clients (re)connect at once after a restart.
 LISTEN_BACKLOG = 1024
+#: How often expired resume tokens are forgotten.
+TOKEN_PURGE_SECONDS = 300.0
 
 
 def table_info(actor: TableActor) -> dict[str, Any]:
@@ -78,6 +81,8 @@ class RoomService(MultiService):
         self.factory = RoomFactory(self.hub, self.lobby, self.accounts, reactor, settings.session)
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
+        self._purge = LoopingCall(self.hub.purge_tokens)
+        self._purge.clock = reactor
 
     def startService(self) -> None:
         """Start the ledger and accounts, recover the tables, then listen."""
@@ -105,6 +110,7 @@ class RoomService(MultiService):
         self.listening = self.reactor.listenTCP(
             self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )
+        self._purge.start(TOKEN_PURGE_SECONDS, now=False)
         address = self.listening.getHost()
         log.info("listening", host=address.host, port=address.port, tables=len(actors))
         return self.listening
@@ -115,6 +121,8 @@ class RoomService(MultiService):
         if self.listening is not None:
             waits.append(self.listening.stopListening())
             self.listening = None
+        if self._purge.running:
+            self._purge.stop()
         self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
         for actor in self.lobby.tables.values():
             actor.close()

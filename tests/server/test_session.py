@@ -215,3 +215,15 @@ def test_slow_reader_is_cut_off_when_its_queue_overflows(room: Room) -> None:
     for _ in range(room.settings.outbound_queue_max + 1):
         client.session.send({"type": "keepalive", "server_time_ms": 0})
     assert client.closed
+
+
+def test_expired_tokens_are_purged(room: Room, clock: Clock) -> None:
+    """Tokens of dropped sessions are forgotten after resume_seconds; live ones stay."""
+    first, second = room.client(), room.client()
+    first.login("alice")
+    second.login("bob")
+    first.session.connectionLost(None)
+    assert room.hub.purge_tokens() == 0
+    clock.advance(room.hub.resume_seconds + 1)
+    assert room.hub.purge_tokens() == 1  # alice's; bob is still connected
+    assert room.hub.purge_tokens() == 0
