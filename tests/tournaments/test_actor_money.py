@@ -1,0 +1,172 @@
+"""TournamentActor and the ledger: entries, refunds, overlay, payouts (T-1..T-7, P-2)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pokerroom.ledger.kinds import AccountKind, AccountRef, house
+from pokerroom.ledger.transfers import get_transfer
+from tests.tournaments.actor_harness import USD, Room
+from tournaments.config import make_config
+from tournaments.director.errors import DirectorError
+from tournaments.director.structure import AnteKind, Level, Structure
+from tournaments.simulation import START, Bots
+
+LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(12))
+STRUCTURE = Structure("fast", 1000, LEVELS, AnteKind.NONE)
+BUY_IN, FEE = 920, 80
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[Room]:
+    harness = Room(tmp_path)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def config(tid: str = "t1", **kw):
+    kw.setdefault("starts_at", START + 3600)
+    return make_config(tid, STRUCTURE, buy_in=BUY_IN, fee=FEE, **kw)
+
+
+def test_registration_is_one_transfer_buy_in_to_pool_fee_to_house(room: Room):
+    """T-2: one balanced transfer: wallet -1000, prize pool +920, house fees +80 (P-2)."""
+    actor = room.actor(config())
+    room.fund_player("alice", 1000)
+    decision = room.wait(actor.register("alice"))
+    assert decision.chips == 1000
+    stored = get_transfer(room.engine, key="tourney:t1:register:alice:1")
+    assert stored is not None and stored.transfer.kind == "buy_in"
+    assert len(stored.transfer.postings) == 3
+    assert room.pool("t1") == 920 and room.fees() == 80
+    assert room.balance(AccountRef(AccountKind.WALLET, "alice", USD)) == 0
+    assert room.check()
+
+
+def test_registration_without_funds_is_refused_and_changes_nothing(room: Room):
+    """T-4: the funds must be there; a refused request changes no state (P-1)."""
+    actor = room.actor(config())
+    room.fund_player("bob", 999)
+    error = room.failure(actor.register("bob"))
+    assert isinstance(error, DirectorError) and error.code == "insufficient_funds"
+    assert actor.state.entries == 0 and "bob" not in actor.state.players
+    assert room.pool("t1") == 0 and room.check()
+
+
+def test_unregister_refunds_buy_in_and_fee_until_the_deadline(room: Room):
+    """T-3: buy-in and fee back; refused from `unregister_close` before the start."""
+    actor = room.actor(config())
+    for name in ("a", "b"):
+        room.fund_player(name, 1000)
+        room.wait(actor.register(name))
+    room.wait(actor.unregister("a"))
+    assert room.balance(AccountRef(AccountKind.WALLET, "a", USD)) == 1000
+    assert room.pool("t1") == 920 and room.fees() == 80
+    room.advance(3600 - 200, actor, step=100)  # 200 s before the start: closed
+    error = room.failure(actor.unregister("b"))
+    assert isinstance(error, DirectorError) and error.code == "unregister_closed"
+    assert room.check()
+
+
+def test_too_few_players_at_the_start_cancels_with_refunds(room: Room):
+    """T-1/T-18.1: a tournament that cannot start gives everyone buy-in and fee back."""
+    actor = room.actor(config())
+    room.fund_player("solo", 1000)
+    room.wait(actor.register("solo"))
+    room.advance(3601, actor, step=600)
+    room.settle(actor)
+    room.wait(actor.pending())
+    assert actor.status == "cancelled"
+    assert room.balance(AccountRef(AccountKind.WALLET, "solo", USD)) == 1000
+    assert room.pool("t1") == 0 and room.fees() == 0 and room.check()
+
+
+def test_sit_and_go_starts_when_full_and_pays_the_fixed_table(room: Room):
+    """T-1: a sit-and-go starts when full; T-6/T-7: 50/30/20 of 9 entries to the cent."""
+    bots = Bots(random.Random(1))
+    actor = room.actor(config("sng", sit_and_go=True, max_entries=9), bots)
+    for n in range(9):
+        room.fund_player(f"p{n}", 1000)
+        room.wait(actor.register(f"p{n}"))
+    assert actor.status == "running"
+    room.run_to_end(actor)
+    assert actor.status == "finished"
+    prizes = sorted((r.place, r.prize) for r in actor.results)
+    assert [p for _, p in prizes[:3]] == [4140, 2484, 1656]
+    assert sum(r.prize for r in actor.results) == 9 * BUY_IN
+    assert room.pool("sng") == 0 and room.check()
+    assert not bots.chip_errors
+
+
+def test_guarantee_overlay_from_the_house_when_the_pool_is_final(room: Room):
+    """T-6: once every period closed, house overlay tops the pool up to the guarantee."""
+    room.fund(house(AccountKind.HOUSE_OVERLAY, USD), 100_000)
+    bots = Bots(random.Random(2))
+    actor = room.actor(config("gtd", guarantee=20_000), bots)
+    for n in range(12):
+        room.fund_player(f"g{n}", 1000)
+        room.wait(actor.register(f"g{n}"))
+    room.run_to_end(actor)
+    assert actor.payouts.overlay == 20_000 - 12 * BUY_IN
+    assert sum(r.prize for r in actor.results) == 20_000
+    assert room.balance(house(AccountKind.HOUSE_OVERLAY, USD)) == 100_000 - actor.payouts.overlay
+    assert room.pool("gtd") == 0 and room.check()
+
+
+def test_late_registration_seats_a_player_in_the_running_tournament(room: Room):
+    """T-5: during late registration an entry sits at once at the running tournament."""
+    bots = Bots(random.Random(3))
+    actor = room.actor(config("late", late_registration_levels=3), bots)
+    for n in range(6):
+        room.fund_player(f"l{n}", 1000)
+        room.wait(actor.register(f"l{n}"))
+    room.advance(3601, actor, step=600)
+    assert actor.status == "running"
+    room.fund_player("late", 1000)
+    room.wait(actor.register("late"))
+    assert "late" in actor.alive
+    assert any("late" in t.stacks for t in actor.floor.tables.values())
+    assert actor.chips_in_play() == 7000
+
+
+def test_reentry_after_busting_is_a_new_entry(room: Room):
+    """T-4: a busted player re-enters during late registration: a new buy-in, a new stack."""
+    bots = Bots(random.Random(4))
+    actor = room.actor(config("re", fmt="reentry", late_registration_levels=6), bots)
+    for n in range(9):
+        room.fund_player(f"r{n}", 5000)
+        room.wait(actor.register(f"r{n}"))
+    room.run_to_end(actor)
+    reentries = actor.state.entries - 9
+    assert reentries > 0
+    assert room.pool("re") == 0
+    assert sum(r.prize for r in actor.results) + actor.payouts.rounding_total == (
+        actor.state.entries * BUY_IN
+    )
+    assert room.fees() == actor.state.entries * FEE and room.check()
+    assert not bots.chip_errors
+
+
+def test_rebuy_and_addon_buy_chips_with_money(room: Room):
+    """T-4: rebuys and the add-on each move buy-in and fee and give their chips."""
+    bots = Bots(random.Random(6))
+    actor = room.actor(config("rb", fmt="rebuy"), bots)
+    for n in range(9):
+        room.fund_player(f"b{n}", 10_000)
+        room.wait(actor.register(f"b{n}"))
+    room.run_to_end(actor)
+    state = actor.state
+    rebuys = sum(p.rebuys for p in state.players.values())
+    addons = sum(p.addons for p in state.players.values())
+    assert rebuys + addons > 0
+    assert state.collected == (9 + rebuys + addons) * BUY_IN
+    assert actor.chips_issued == (9 + rebuys + addons) * 1000
+    assert room.fees() == (9 + rebuys + addons) * FEE
+    assert room.pool("rb") == 0 and room.check()
+    assert not bots.chip_errors

@@ -1,0 +1,84 @@
+"""What the tournament actor needs to run one tournament: the director's settings plus its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tournaments.director.balancing import BalanceSettings
+from tournaments.director.payouts import PayoutSettings
+from tournaments.director.registration import Period, RegistrationSettings
+from tournaments.director.structure import Structure
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    """One tournament: structure, registration and money, payouts, tables and pacing."""
+
+    structure: Structure
+    registration: RegistrationSettings
+    currency: str = "USD"
+    payouts: PayoutSettings = field(default_factory=PayoutSettings)
+    balancing: BalanceSettings = field(default_factory=BalanceSettings)
+    max_seats: int = 9
+    sit_and_go: bool = False  # start when `max_entries` have registered, not at a time (T-1)
+    between_hands_seconds: float = 3.0
+    hand_for_hand_margin: int = 1  # hand-for-hand from this many players before the money
+
+    @property
+    def tournament_id(self) -> str:
+        """The tournament's id (the director's settings carry it)."""
+        return self.registration.tournament_id
+
+
+FORMATS = ("freezeout", "reentry", "rebuy")
+
+
+def make_config(
+    tournament_id: str,
+    structure: Structure,
+    *,
+    buy_in: int,
+    fee: int,
+    starts_at: float,
+    opens_at: float | None = None,
+    fmt: str = "freezeout",
+    late_registration_levels: int = 0,
+    max_entries: int | None = None,
+    guarantee: int = 0,
+    sit_and_go: bool = False,
+    max_seats: int = 9,
+    between_hands_seconds: float = 3.0,
+) -> TournamentConfig:
+    """A config for one of the usual formats (T-4): freezeout, re-entry, or rebuy with add-on."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format is one of {FORMATS}, not {fmt!r}")
+    reentry = rebuy = addon = Period()
+    stack = structure.starting_stack
+    if fmt == "reentry":
+        late = max(late_registration_levels, 1)
+        reentry = Period(2, 0, late, buy_in, fee, stack)
+        late_registration_levels = late
+    elif fmt == "rebuy":
+        rebuy = Period(3, 0, 3, buy_in, fee, stack, max_stack=stack)
+        addon = Period(1, 2, 3, buy_in, fee, stack)
+    registration = RegistrationSettings(
+        tournament_id=tournament_id,
+        buy_in=buy_in,
+        fee=fee,
+        opens_at=starts_at - 86_400 if opens_at is None else opens_at,
+        starts_at=starts_at,
+        starting_stack=stack,
+        late_registration_levels=late_registration_levels,
+        max_entries=max_entries,
+        guarantee=guarantee,
+        reentry=reentry,
+        rebuy=rebuy,
+        addon=addon,
+    )
+    return TournamentConfig(
+        structure=structure,
+        registration=registration,
+        max_seats=max_seats,
+        sit_and_go=sit_and_go,
+        between_hands_seconds=between_hands_seconds,
+    )

@@ -1,0 +1,332 @@
+"""The tournament floor: every table of one tournament, the level clock, breaks, balancing.
+
+It deals each table's hands at the level in force (`level_at`, a new level from the next hand
+a table starts), rests tables during breaks (T-11: with synchronized breaks a table finishing
+its hand late rests less, and every table resumes together), plays hand-for-hand on the bubble
+(a table finishing its hand waits for the others; the round's knockouts are simultaneous,
+T-9), and after each hand asks the director's `TableBalancer` for the moves, applied only to
+tables between hands (T-10). Knockouts go to the actor through `on_knockouts`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import structlog
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+from pokerroom.engine.cards import RandomSource
+from tournaments.config import TournamentConfig
+from tournaments.director.balancing import BalancePlan, SeatMove, TableBalancer
+from tournaments.director.eliminations import Knockout, hand_for_hand
+from tournaments.director.seating import draw_button, draw_seats, seat_newcomer
+from tournaments.director.structure import LevelStatus, level_at, table_break_window
+from tournaments.table import HandResult, TournamentTable
+from tournaments.timebank import TimeBanks
+
+
+class Players:
+    """What the floor tells the players' side (sessions, or bots); every method may be a no-op."""
+
+    def turn(self, table: TournamentTable, entry: str) -> None:
+        """`entry` is to act at `table` (C-6)."""
+
+    def moved(self, move: SeatMove) -> None:
+        """`entry` changes table or seat (T-10), announced to the moved player."""
+
+    def hand_ended(self, table: TournamentTable, result: HandResult) -> None:
+        """A hand ended at `table` (an observer hook: histories, tests)."""
+
+    def finished(self, result: Any) -> None:
+        """An entry finished (`actor.Result`: place, prize, busted by)."""
+
+
+class Floor:
+    """Deals, rests, balances and breaks the tables of one tournament."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        clock: IReactorTime,
+        rng: RandomSource,
+        players: Players,
+        on_knockouts: Callable[[list[Knockout]], None],
+        paid_places: Callable[[], int],
+        players_left: Callable[[], int],
+    ) -> None:
+        self.config = config
+        self.structure = config.structure
+        self.clock = clock
+        self.rng = rng
+        self.players = players
+        self.on_knockouts = on_knockouts
+        self.paid_places = paid_places
+        self.players_left = players_left
+        self.banks = TimeBanks(config.structure)
+        self.balancer = TableBalancer(rng, config.balancing)  # type: ignore[arg-type]
+        self.tables: dict[int, TournamentTable] = {}
+        self.next_table_id = 1
+        self.started_at = 0.0
+        self.paused_total = 0.0
+        self.running = False
+        self.final_redrawn = False
+        self.hands = 0
+        self.tables_max = 0
+        self.balance_seconds = 0.0
+        self.in_hand = 0
+        self._scheduled: dict[int, IDelayedCall] = {}
+        self._dirty = False
+        self._waiting_for: frozenset[int] = frozenset()
+        self._round: list[Knockout] = []
+        self._round_call: IDelayedCall | None = None
+        self._status: LevelStatus | None = None
+        self._status_until = 0.0
+        self.log = structlog.get_logger("tournaments.floor").bind(
+            tournament_id=config.tournament_id
+        )
+
+    # ------------------------------------------------------------------ the clock
+
+    def level(self) -> LevelStatus:
+        """The level in force now (cached until the next level, break or break end)."""
+        now = self.clock.seconds()
+        if self._status is None or now >= self._status_until:
+            status = level_at(self.structure, self.started_at, now, self.paused_total)
+            ends = [t for t in (status.ends_at, status.break_ends_at, status.next_break_at) if t]
+            self._status = status
+            self._status_until = min((t for t in ends if t > now), default=float("inf"))
+        return self._status
+
+    # ------------------------------------------------------------------ opening and closing
+
+    def _new_table(self) -> TournamentTable:
+        table = TournamentTable(
+            self.config.tournament_id, self.next_table_id, self.config.max_seats, self.clock,
+            self, self.rng, self.banks,
+        )  # fmt: skip
+        self.tables[table.table_id] = table
+        self.next_table_id += 1
+        self.tables_max = max(self.tables_max, len(self.tables))
+        return table
+
+    def start(self, stacks: dict[str, int]) -> None:
+        """T-1: seats drawn at random, a button drawn per table, every table deals."""
+        self.started_at = self.clock.seconds()
+        self.running = True
+        for seats in draw_seats(sorted(stacks), self.config.max_seats, self.rng):
+            table = self._new_table()
+            for seat, entry in seats.seats.items():
+                table.seat(entry, seat, stacks[entry])
+            table.redraw(draw_button(seats, self.rng))
+        self.final_redrawn = len(self.tables) == 1
+        for table in list(self.tables.values()):
+            self._deal(table)
+
+    def stop(self) -> None:
+        """The tournament is over: no more hands."""
+        self.running = False
+        for call in self._scheduled.values():
+            if call.active():
+                call.cancel()
+        self._scheduled.clear()
+
+    def seat_newcomer(self, entry: str, stack: int) -> None:
+        """A late registration or re-entry sits at random on a short table (T-5)."""
+        shortest = sorted(self.tables.values(), key=lambda t: (t.count, t.table_id))
+        views = [t.seats_view() for t in shortest[: self.SHORTLIST]]
+        seating, new = seat_newcomer(
+            views, entry, self.rng, self.config.max_seats, self.next_table_id
+        )  # type: ignore[arg-type]
+        table = self._new_table() if new is not None else self.tables[seating.table_id]
+        table.seat(entry, seating.seat, stack)
+        if new is not None:
+            table.redraw(seating.seat)
+        self._dirty = True
+        self._kick(table)
+
+    def add_chips(self, entry: str, chips: int) -> bool:
+        """Rebuy or add-on chips for a seated player, given between hands (T-4)."""
+        for table in self.tables.values():
+            if entry in table.stacks:
+                table.stacks[entry] += chips
+                return True
+        return False
+
+    def chips_in_play(self) -> int:
+        """Every chip on every table."""
+        return sum(table.chips() for table in self.tables.values())
+
+    # ------------------------------------------------------------------ dealing
+
+    def _kick(self, table: TournamentTable) -> None:
+        """Deal at `table` soon if it is idle and nothing is scheduled."""
+        if not table.in_hand and table.table_id not in self._scheduled:
+            self._schedule(table, self.config.between_hands_seconds)
+
+    def _schedule(self, table: TournamentTable, delay: float) -> None:
+        table_id = table.table_id
+        self._scheduled[table_id] = self.clock.callLater(delay, self._deal_later, table_id)
+
+    def _deal_later(self, table_id: int) -> None:
+        self._scheduled.pop(table_id, None)
+        table = self.tables.get(table_id)
+        if table is not None:
+            self._deal(table)
+
+    def _h4h(self) -> bool:
+        """Hand-for-hand play (the bubble, several tables)."""
+        playing = sum(1 for t in self.tables.values() if t.count >= 2)
+        return hand_for_hand(
+            self.players_left(), self.paid_places(), playing, self.config.hand_for_hand_margin
+        )
+
+    def _deal(self, table: TournamentTable) -> None:
+        """Start the next hand at `table`, unless on a break, hand-for-hand, or short-handed."""
+        if not self.running or table.in_hand or table.count < 2:
+            return
+        if self._h4h():
+            if not self.in_hand and self._round_call is None:
+                self._round_call = self.clock.callLater(0, self._deal_round)
+            return  # T-11: hand-for-hand, every table deals the round's hand together
+        status = self.level()
+        if status.on_break and status.break_ends_at is not None:
+            self._schedule(table, self._rest(status))
+            return
+        self.in_hand += 1
+        if not table.start_hand(status.level, status.index, self.structure.ante_kind):
+            self.in_hand -= 1
+
+    def _rest(self, status: LevelStatus) -> float:
+        """Seconds until this table resumes after the break it reached now (T-11)."""
+        now = self.clock.seconds()
+        end = status.break_ends_at or now
+        start = end - self.structure.breaks.seconds
+        return max(0.0, table_break_window(self.structure, start, end, now)[1] - now)
+
+    def _deal_round(self) -> None:
+        """Hand-for-hand: every table with players deals at once; the round ends with the last."""
+        self._round_call = None
+        if not self.running:
+            return
+        status = self.level()
+        if status.on_break and status.break_ends_at is not None:
+            self._round_call = self.clock.callLater(self._rest(status), self._deal_round)
+            return
+        ready = [t for t in self.tables.values() if t.count >= 2 and not t.in_hand]
+        self.in_hand += len(ready)  # counted first: a hand may end while the next is dealt
+        for table in ready:
+            call = self._scheduled.pop(table.table_id, None)
+            if call is not None and call.active():
+                call.cancel()
+            if not table.start_hand(status.level, status.index, self.structure.ante_kind):
+                self.in_hand -= 1
+
+    # ------------------------------------------------------------------ TableListener
+
+    def turn(self, table: TournamentTable, entry: str) -> None:
+        """Pass the turn on to the players' side."""
+        self.players.turn(table, entry)
+
+    def hand_ended(self, table: TournamentTable, result: HandResult) -> None:
+        """Knockouts, balancing, the next hand (or the wait for the hand-for-hand round)."""
+        self.in_hand -= 1
+        self.hands += 1
+        self.players.hand_ended(table, result)
+        if result.knockouts:
+            self._dirty = True
+        if self._h4h() or self._round:
+            # T-9/T-11: hand-for-hand, the knockouts of one round are simultaneous.
+            self._round.extend(result.knockouts)
+            if self.in_hand:
+                return
+            knockouts, self._round = self._round, []
+            if knockouts:
+                self.on_knockouts(knockouts)
+            if self.running:
+                self._rebalance()
+                for other in list(self.tables.values()):
+                    self._kick(other)
+            return
+        if result.knockouts:
+            self.on_knockouts(list(result.knockouts))
+        if not self.running:
+            return
+        if self._dirty or table.table_id in self._waiting_for:
+            self._rebalance(table)
+        if table.table_id in self.tables:
+            self._kick(table)
+
+    # ------------------------------------------------------------------ balancing (T-10)
+
+    def _concerned(self, finished: TournamentTable | None) -> list[TournamentTable] | None:
+        """The tables a balancing plan is about now, or None when nothing is due (T-10).
+
+        Breaking is due when the players fit on fewer tables, balancing when two tables
+        differ by more than the tolerance, the redraw when one table is left. The balancer
+        then sees the table that just finished its hand and the shortest tables: moves go
+        from a long table between hands to the short ones, and a broken table's players
+        fill the short ones. Other tables are looked at when they finish their hands.
+        """
+        tables = self.tables
+        if len(tables) == 1:
+            return None if self.final_redrawn else list(tables.values())
+        counts = [t.count for t in tables.values()]
+        seats = self.config.max_seats
+        fits = len(tables) > -(-sum(counts) // seats)
+        if not fits and max(counts) - min(counts) <= self.config.balancing.tolerance:
+            return None
+        shortest = sorted(tables.values(), key=lambda t: (t.count, t.table_id))[: self.SHORTLIST]
+        concerned = {t.table_id: t for t in shortest}
+        if finished is not None and finished.table_id in tables:
+            concerned[finished.table_id] = finished
+        else:
+            longest = max(tables.values(), key=lambda t: (not t.in_hand, t.count, -t.table_id))
+            concerned[longest.table_id] = longest
+        return sorted(concerned.values(), key=lambda t: t.table_id)
+
+    SHORTLIST = 6
+
+    def _rebalance(self, finished: TournamentTable | None = None) -> None:
+        """Ask the director for the moves due now and apply them between hands (T-10)."""
+        began = time.perf_counter()
+        concerned = self._concerned(finished)
+        self._dirty = False
+        if concerned is None:
+            self._waiting_for = frozenset()
+        else:
+            views = [t.seats_view() for t in concerned]
+            plan = self.balancer.plan(views, final_redrawn=self.final_redrawn)
+            self._apply(plan)
+            self._waiting_for = frozenset(plan.waiting_for)
+        self.balance_seconds += time.perf_counter() - began
+
+    def _apply(self, plan: BalancePlan) -> None:
+        """Moves first off their old seats, then onto the new ones; broken tables close."""
+        chips: dict[str, int] = {}
+        for move in plan.moves:
+            chips[move.entry] = self.tables[move.from_table].unseat(move.entry)
+        touched: set[int] = set()
+        for move in plan.moves:
+            self.tables[move.to_table].seat(move.entry, move.to_seat, chips[move.entry])
+            touched.add(move.to_table)
+            self.players.moved(move)
+        if plan.final_table is not None and plan.final_button is not None:
+            self.tables[plan.final_table].redraw(plan.final_button)
+            self.final_redrawn = True
+        for table_id in plan.broken_tables:
+            table = self.tables.pop(table_id, None)
+            if table is not None:
+                table.closed = True
+                call = self._scheduled.pop(table_id, None)
+                if call is not None and call.active():
+                    call.cancel()
+        for table_id in touched:
+            table = self.tables.get(table_id)
+            if table is not None:
+                self._kick(table)
+
+    def boundaries(self) -> Sequence[object]:
+        """Each table's state at its last hand boundary (T-18 refunds read these)."""
+        return [t.boundary for t in self.tables.values() if t.boundary is not None]

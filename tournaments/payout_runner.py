@@ -1,0 +1,147 @@
+"""The prize pool's money: overlay when the pool is fixed, prizes, rounding, refunds (T-5..T-7).
+
+Every movement is one ledger transfer with its own idempotency key; they are posted one after
+another (a prize may need the overlay to have landed in the pool first). A refused transfer is
+logged and kept in `failures` for the staff; the tournament goes on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import Deferred, succeed
+
+from tournaments.director import entries as director_entries
+from tournaments.director import registration as director_registration
+from tournaments.director.money import HOUSE_OVERLAY, HOUSE_ROUNDING, MoneyMove, house, prize_pool
+from tournaments.director.money import wallet as wallet_account
+from tournaments.director.payouts import prize_table, tied_prizes
+from tournaments.director.registration import Clock
+
+if TYPE_CHECKING:
+    from tournaments.actor import TournamentActor
+
+
+class PayoutRunner:
+    """Posts the pool's movements for one tournament, in order."""
+
+    def __init__(self, actor: TournamentActor) -> None:
+        self.actor = actor
+        self.tid = actor.tid
+        self.pool_total = 0
+        self.overlay = 0
+        self.paid_total = 0
+        self.rounding_total = 0
+        self.failures: list[tuple[str, str]] = []
+        self._tail: Deferred[Any] = succeed(None)
+        self._tied_groups: set[int] = set()
+
+    def _post(self, moves: tuple[MoneyMove, ...], key: str, kind: str) -> None:
+        """Queue one transfer after the previous ones."""
+        cashier = self.actor.cashier
+
+        def post(_: object) -> Deferred[Any]:
+            return cashier.post(moves, key, kind)
+
+        def failed(failure: Any) -> None:
+            self.failures.append((key, str(failure.value)))
+            self.actor.log.error("transfer_failed", key=key, error=str(failure.value))
+
+        self._tail.addCallback(post)
+        self._tail.addErrback(failed)
+
+    def settled(self) -> Deferred[Any]:
+        """Fires once every queued transfer has settled."""
+        done: Deferred[Any] = Deferred()
+
+        def fire(result: object) -> object:
+            done.callback(None)
+            return result
+
+        self._tail.addBoth(fire)
+        return done
+
+    def fix_pool_if_final(self, clock: Clock, before: int, force: bool = False) -> None:
+        """T-6: once every period has closed, the overlay tops the pool up and prizes are fixed."""
+        actor = self.actor
+        if actor.prizes is not None:
+            return
+        settings, state = actor.settings, actor.state
+        if not force and not director_entries.pool_is_final(settings, state, clock):
+            return
+        pool = director_entries.prize_pool_status(settings, state)
+        if pool.overlay:
+            move = MoneyMove(
+                "overlay", house(HOUSE_OVERLAY), prize_pool(self.tid), pool.overlay, ""
+            )
+            self._post((move,), actor.cashier.key("overlay", "house", 1), "overlay")
+        self.overlay = pool.overlay
+        self.pool_total = pool.total
+        actor.prizes = prize_table(state.entries, pool.total, actor.config.payouts)
+        actor.log.info("prize_pool_fixed", pool=pool.total, overlay=pool.overlay)
+        self._renumber(before)
+        for index, result in enumerate(actor.results):  # finishes placed before the pool was final
+            if result.place <= actor.prizes.paid_places and not result.prize:
+                prize = self.pay_place(result.entry, result.place, result.tied)
+                actor.results[index] = replace(result, prize=prize)
+
+    def _renumber(self, before: int) -> None:
+        """Places given while the field could still grow are made final (T-5, T-6).
+
+        Walking back from the latest knockouts, each batch (one hand or one hand-for-hand
+        round) keeps its T-9 order and takes the places just below the players left then.
+        """
+        results = self.actor.results
+        counter = before
+        index = len(results)
+        while index > 0:
+            batch = results[index - 1].batch
+            first = index - 1
+            while first > 0 and results[first - 1].batch == batch:
+                first -= 1
+            group = results[first:index]
+            old_before = max(r.place + r.tied - 1 for r in group)
+            new_before = counter + len(group)
+            for offset, result in enumerate(group, start=first):
+                results[offset] = replace(result, place=result.place - old_before + new_before)
+            counter = new_before
+            index = first
+
+    def pay_place(self, entry: str, place: int, tied: int) -> int:
+        """T-7: the prize of `place` (shared by `tied` players), rounded down to the cent."""
+        prizes = self.actor.prizes
+        assert prizes is not None
+        if tied > 1:
+            amount, rest = tied_prizes(prizes, place, tied)
+            if rest and place not in self._tied_groups:
+                self._tied_groups.add(place)
+                self._rounding(rest, f"tie{place}")
+        else:
+            amount = prizes.prize(place)
+        if amount > 0:
+            move = MoneyMove("prize", prize_pool(self.tid), wallet_account(entry), amount, "")
+            self._post((move,), self.actor.cashier.key("prize", entry, place), "prize")
+            self.paid_total += amount
+        return amount
+
+    def _rounding(self, amount: int, label: str) -> None:
+        """T-7: what rounding down leaves goes to the house rounding account."""
+        move = MoneyMove("rounding", prize_pool(self.tid), house(HOUSE_ROUNDING), amount, "")
+        self._post((move,), self.actor.cashier.key("rounding", "house", label), "rounding")
+        self.rounding_total += amount
+
+    def close(self) -> None:
+        """The end: whatever the prizes left in the pool goes to house rounding (T-7)."""
+        rest = self.pool_total - self.paid_total - self.rounding_total
+        if rest > 0:
+            self._rounding(rest, "end")
+
+    def cancel_refunds(self) -> Deferred[Any]:
+        """T-1/T-18.1: buy-in and fee back to every registered player, one transfer each."""
+        actor = self.actor
+        for player, record in sorted(actor.state.players.items()):
+            key = actor.cashier.key("cancel", player, 1)
+            moves = director_registration.refund_moves(actor.settings, player, record, key)
+            self._post(moves, key, "refund")
+        return self.settled()
