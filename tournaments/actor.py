@@ -84,6 +84,7 @@ class TournamentActor:
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
         self._busy = False
         self._draining = False
+        self._placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
         self._start_call: Any = None
         self.log = structlog.get_logger("tournaments.actor").bind(tournament_id=self.tid)
@@ -162,6 +163,8 @@ class TournamentActor:
         else:
             answer.callback(result)
         self._drain()
+        if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
+            self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
 
     def idle(self) -> bool:
         """No money request is queued or running."""
@@ -354,9 +357,14 @@ class TournamentActor:
         if closed is not None:
             self.state = closed.state  # T-5: at the money the guarantee is dropped
             self.log.info("late_registration_closed", why=closed.action)
-        self.payouts.fix_pool_if_final(clock, before=before)
-        for finish in finishes:
-            self._finish(finish)
+        if self.idle():  # money in flight could still change what was collected (T-6)
+            self.payouts.fix_pool_if_final(clock, before=before)
+        self._placing = True
+        try:
+            for finish in finishes:
+                self._finish(finish)
+        finally:
+            self._placing = False
         if tournament_over(len(self.alive)):
             self._end()
 

@@ -90,7 +90,8 @@ class PayoutRunner:
         """Places given while the field could still grow are made final (T-5, T-6).
 
         Walking back from the latest knockouts, each batch (one hand or one hand-for-hand
-        round) keeps its T-9 order and takes the places just below the players left then.
+        round) keeps its T-9 order and takes the places just below the players left then;
+        a player who bought back in (T-4) leaves no gap.
         """
         results = self.actor.results
         counter = before
@@ -100,11 +101,17 @@ class PayoutRunner:
             first = index - 1
             while first > 0 and results[first - 1].batch == batch:
                 first -= 1
-            group = results[first:index]
-            old_before = max(r.place + r.tied - 1 for r in group)
-            new_before = counter + len(group)
-            for offset, result in enumerate(group, start=first):
-                results[offset] = replace(result, place=result.place - old_before + new_before)
+            worst = counter + index - first
+            by_place: dict[int, list[int]] = {}
+            for offset in range(first, index):
+                by_place.setdefault(results[offset].place, []).append(offset)
+            for place in sorted(by_place, reverse=True):  # T-9 order kept, gaps closed
+                members = by_place[place]
+                best = worst - len(members) + 1
+                for offset in members:
+                    results[offset] = replace(results[offset], place=best, tied=len(members))
+                worst = best - 1
+            new_before = counter + index - first
             counter = new_before
             index = first
 

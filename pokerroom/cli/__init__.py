@@ -27,6 +27,10 @@ def _register() -> None:
 
     for command in server_cmds.COMMANDS:
         main.add_command(command)
+    from pokerroom.cli import tournament_cmds
+
+    for command in tournament_cmds.COMMANDS:
+        main.add_command(command)
 
 
 _register()
