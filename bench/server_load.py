@@ -94,7 +94,8 @@ def worker(
     ]
     for i, bot in zip(range(first, first + count), bots, strict=True):
         table = f"t{i // 6:03d}"
-        bot.run(endpoint, lambda tables, t=table: next(x for x in tables if x["table_id"] == t))
+        d = bot.run(endpoint, lambda tables, t=table: next(x for x in tables if x["table_id"] == t))
+        d.addErrback(lambda f, b=bot: b.fail("session", f))
 
     start = time.monotonic()
 
@@ -159,11 +160,11 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
             str(folder / "room.toml"),
         ],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=(folder / "server.log").open("w"),
         text=True,
     )
     port = int(server.stdout.readline().rsplit(":", 1)[1])  # type: ignore[union-attr]
-    warmup = 5.0 + clients / 100
+    warmup = 5.0 + clients / 50
     workers = []
     for first in range(0, clients, per_worker):
         count = min(per_worker, clients - first)
@@ -223,6 +224,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         "errors": errors,
         "leaks": leaks,
         "samples": samples[:6],
+        "folder": str(folder),
     }
 
 

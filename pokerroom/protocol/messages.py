@@ -175,16 +175,31 @@ class Ping(Message):
 
 
 # -- lobby -----------------------------------------------------------------------------------
+PAGE = (
+    Field(
+        "offset",
+        "int",
+        "first table to list (default 0), in table_id order",
+        False,
+        f.integer(0, 100_000),
+    ),
+    Field("limit", "int", "how many (1..200, default 200)", False, f.integer(1, 200)),
+)
+
+
 class LobbyList(Message):
-    """The cash tables. `ok` {tables: [table summary]} (see PROTOCOL.md, Lobby)."""
+    """The cash tables, a page at a time in table_id order. `ok` {tables: [table summary],
+    total, offset}; ask again with a larger offset while offset + len(tables) < total."""
 
     name = "lobby_list"
+    fields = PAGE
 
 
 class LobbySubscribe(Message):
-    """Like lobby_list, then a `lobby_update` whenever a table's summary changes."""
+    """Like lobby_list, then a `lobby_update` whenever any table's summary changes."""
 
     name = "lobby_subscribe"
+    fields = PAGE
 
 
 class LobbyUnsubscribe(Message):

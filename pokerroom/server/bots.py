@@ -103,8 +103,13 @@ class Bot:
             if exc.code != "name_taken":
                 raise
             yield c.request("login", name=self.name, password=PASSWORD)
-        lobby = yield c.request("lobby_list")
-        table = pick(lobby["tables"])
+        tables: list[dict[str, Any]] = []
+        while True:  # the lobby answers a page at a time
+            page = yield c.request("lobby_list", offset=len(tables))
+            tables += page["tables"]
+            if not page["tables"] or len(tables) >= page["total"]:
+                break
+        table = pick(tables)
         self.table_id = table["table_id"]
         yield c.request("deposit", amount=table["max_buy_in"] * 10)
         result = yield c.request("sit", table_id=self.table_id, buy_in=table["max_buy_in"])

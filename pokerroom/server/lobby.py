@@ -151,12 +151,18 @@ class Lobby:
             raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the lobby does not handle {request.name}")
         return handler(player, client_kind, **request.args)
 
-    def _on_lobby_list(self, player: Player, kind: str) -> dict[str, Any]:
-        return {"tables": [self.summary(t) for t in sorted(self.tables)]}
+    def _on_lobby_list(
+        self, player: Player, kind: str, offset: int = 0, limit: int = 200
+    ) -> dict[str, Any]:
+        ids = sorted(self.tables)
+        page = [self.summary(t) for t in ids[offset : offset + limit]]
+        return {"tables": page, "total": len(ids), "offset": offset}
 
-    def _on_lobby_subscribe(self, player: Player, kind: str) -> dict[str, Any]:
+    def _on_lobby_subscribe(
+        self, player: Player, kind: str, offset: int = 0, limit: int = 200
+    ) -> dict[str, Any]:
         self.subscribers.add(player.name)
-        return self._on_lobby_list(player, kind)
+        return self._on_lobby_list(player, kind, offset, limit)
 
     def _on_lobby_unsubscribe(self, player: Player, kind: str) -> dict[str, Any]:
         self.subscribers.discard(player.name)

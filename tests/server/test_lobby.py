@@ -235,3 +235,26 @@ def test_table_commands_are_routed_for_the_session_player(room: Room) -> None:
     assert alice.ok("leave", table_id="t3")["amount"] == 150
     assert alice.ok("wallet")["balance"] == 100_000
     assert room.lobby.open_tables("alice") == []
+
+
+def test_lobby_list_comes_in_pages_that_fit_a_frame(
+    reactor: QueueReactor, clock: Clock, ledger: LedgerService
+) -> None:
+    """A big room: lobby_list pages (at most 200 tables a frame) cover every table once."""
+    from pokerroom.protocol.events import ok
+    from pokerroom.protocol.framing import MAX_FRAME, encode_frame
+
+    room = Room(reactor, clock, ledger)
+    try:
+        for n in range(205):
+            room.add_table(f"x{n:03d}", seed=n, max_seats=9)
+        alice = funded(room, "alice")
+        first = alice.ok("lobby_list")
+        assert first["total"] == 205 and len(first["tables"]) == 200
+        rest = alice.ok("lobby_list", offset=200)
+        ids = [t["table_id"] for t in first["tables"] + rest["tables"]]
+        assert ids == sorted(f"x{n:03d}" for n in range(205))
+        assert len(encode_frame(ok(1, "lobby_list", first))) < MAX_FRAME
+        assert alice.error("lobby_list", limit=500) == errors.BAD_FIELD
+    finally:
+        room.stop()
