@@ -68,6 +68,7 @@ class TableBalancer:
     def __init__(self, rng: Rng, settings: BalanceSettings = BalanceSettings()) -> None:
         self.rng = rng
         self.settings = settings
+        self._seats = 0  # the largest table size in the plan being made
 
     def plan(self, tables: Sequence[TableSeats], final_redrawn: bool = False) -> BalancePlan:
         """Every move due now: break what can be broken, then balance (T-10).
@@ -76,11 +77,22 @@ class TableBalancer:
         that started on a single table); otherwise, once one table is left, its seats are
         redrawn at its first hand boundary.
         """
-        work = {table.table_id: table for table in tables if table.seats or table.in_hand}
+        work: dict[int, TableSeats] = {}
+        counts: dict[int, int] = {}
+        broken: list[int] = []
+        self._seats = 0
+        for table in tables:  # one pass over every table; the rest looks at few of them
+            self._seats = max(self._seats, table.max_seats)
+            if table.seats or table.in_hand:
+                work[table.table_id] = table
+                counts[table.table_id] = len(table.seats)
+            else:
+                broken.append(table.table_id)
+        if self._settled(work, counts, final_redrawn):
+            return BalancePlan(broken_tables=tuple(broken))
         moves: list[SeatMove] = []
         waiting: set[int] = set()
-        broken = [t.table_id for t in tables if not t.seats and not t.in_hand]
-        broken += self._break_tables(work, moves, waiting)
+        broken += self._break_tables(work, counts, moves, waiting)
         moves = compose_moves(moves)
         final_table = final_button = None
         if len(work) == 1 and self.settings.final_table_redraw and not final_redrawn:
@@ -91,59 +103,85 @@ class TableBalancer:
                 final_table = table.table_id
                 final_button, moves = self._redraw(table, moves)
         elif len(work) > 1:
-            self._balance(work, moves, waiting)
+            self._balance(work, counts, moves, waiting)
             moves = compose_moves(moves)
         return BalancePlan(
             tuple(moves), tuple(broken), final_table, final_button, tuple(sorted(waiting))
         )
 
+    def _settled(
+        self, work: dict[int, TableSeats], counts: dict[int, int], final_redrawn: bool
+    ) -> bool:
+        """Fast path: nothing to break, balance or redraw (the usual case after a hand)."""
+        if len(work) == 1:
+            return final_redrawn or not self.settings.final_table_redraw
+        if not work:
+            return True
+        return (
+            len(work) <= self._tables_needed(counts)
+            and max(counts.values()) - min(counts.values()) <= self.settings.tolerance
+        )
+
+    def _tables_needed(self, counts: dict[int, int]) -> int:
+        """How many tables the players need (tables of one size; the largest if mixed)."""
+        return -(-sum(counts.values()) // self._seats)
+
     def _break_tables(
-        self, work: dict[int, TableSeats], moves: list[SeatMove], waiting: set[int]
+        self,
+        work: dict[int, TableSeats],
+        counts: dict[int, int],
+        moves: list[SeatMove],
+        waiting: set[int],
     ) -> list[int]:
         """Break the smallest table while its players fit elsewhere, reseating at random."""
         broken: list[int] = []
-        while len(work) > 1:
-            total = sum(table.count for table in work.values())
-            seats = max(table.max_seats for table in work.values())
-            if len(work) <= -(-total // seats):
-                break
-            smallest = min(table.count for table in work.values())
-            ready = [t for t in work.values() if t.count == smallest and not t.in_hand]
+        while len(work) > 1 and len(work) > self._tables_needed(counts):
+            smallest = min(counts.values())
+            ready = [work[t] for t, c in counts.items() if c == smallest and not work[t].in_hand]
             if not ready:
-                waiting.update(t.table_id for t in work.values() if t.count == smallest)
+                waiting.update(t for t, c in counts.items() if c == smallest)
                 break
             victim = max(ready, key=lambda table: table.table_id)  # keep the low table ids
-            placed = self._scatter(victim, {k: v for k, v in work.items() if k != victim.table_id})
-            if placed is None:
-                break
-            others, new_moves = placed
-            work.clear()
-            work.update(others)
-            moves.extend(new_moves)
+            fair = {}
+            for tid, count in counts.items():
+                if count < work[tid].max_seats and tid != victim.table_id:
+                    open_seats = allowed_seats(work[tid])
+                    if open_seats:
+                        fair[tid] = open_seats
+            if sum(len(open_seats) for open_seats in fair.values()) < len(victim.seats):
+                break  # some would land in a small blind: wait for the blinds to move
+            moves.extend(self._scatter(victim, work, counts, fair))
+            del work[victim.table_id]
+            del counts[victim.table_id]
             broken.append(victim.table_id)
         return broken
 
     def _scatter(
-        self, victim: TableSeats, others: dict[int, TableSeats]
-    ) -> tuple[dict[int, TableSeats], list[SeatMove]] | None:
-        """Reseat a broken table's players at random on the shortest tables, or None."""
+        self,
+        victim: TableSeats,
+        work: dict[int, TableSeats],
+        counts: dict[int, int],
+        fair: dict[int, list[int]],
+    ) -> list[SeatMove]:
+        """Reseat a broken table's players at random on the shortest tables with a fair seat.
+
+        Seating a player never turns another empty seat into a small-blind seat, so the
+        fair seats counted beforehand stay fair while the table is scattered.
+        """
         players = sorted(victim.seats.items())
         self.rng.shuffle(players)
         moves = []
         for seat, entry in players:
-            open_tables = [t for t in others.values() if allowed_seats(t)]
-            if not open_tables:
-                return None
-            fewest = min(t.count for t in open_tables)
-            target = self.rng.choice(
-                sorted((t for t in open_tables if t.count == fewest), key=lambda t: t.table_id)
-            )
-            to_seat = self.rng.choice(allowed_seats(target))
-            others[target.table_id] = seat_player(target, to_seat, entry)
-            moves.append(
-                SeatMove(entry, victim.table_id, seat, target.table_id, to_seat, MoveReason.BREAK)
-            )
-        return others, moves
+            fewest = min(counts[tid] for tid in fair)
+            tid = self.rng.choice(sorted(t for t in fair if counts[t] == fewest))
+            to_seat = self.rng.choice(fair[tid])
+            work[tid] = seat_player(work[tid], to_seat, entry)
+            counts[tid] += 1
+            fair[tid].remove(to_seat)
+            if not fair[tid]:
+                del fair[tid]
+            moves.append(SeatMove(entry, victim.table_id, seat, tid, to_seat, MoveReason.BREAK))
+        return moves
 
     def _redraw(self, table: TableSeats, moves: list[SeatMove]) -> tuple[int, list[SeatMove]]:
         """New random seats for everyone at the final table; earlier moves end there too."""
@@ -162,46 +200,42 @@ class TableBalancer:
         return self.rng.choice(sorted(new_seats)), redraw
 
     def _balance(
-        self, work: dict[int, TableSeats], moves: list[SeatMove], waiting: set[int]
+        self,
+        work: dict[int, TableSeats],
+        counts: dict[int, int],
+        moves: list[SeatMove],
+        waiting: set[int],
     ) -> None:
         """Move next big blinds from long tables to short ones until within the tolerance."""
         stuck: set[int] = set()
         while True:
-            shortest = min(table.count for table in work.values())
-            long_tables = [t for t in work.values() if t.count - shortest > self.settings.tolerance]
-            waiting.update(t.table_id for t in long_tables if t.in_hand)
-            sources = sorted(
-                (t for t in long_tables if not t.in_hand and t.table_id not in stuck),
-                key=lambda t: (-t.count, t.table_id),
-            )
+            limit = min(counts.values()) + self.settings.tolerance
+            long_ids = [tid for tid, count in counts.items() if count > limit]
+            waiting.update(tid for tid in long_ids if work[tid].in_hand)
+            sources = [t for t in long_ids if not work[t].in_hand and t not in stuck]
             if not sources:
                 return
-            source = sources[0]
-            move = self._one_move(source, list(work.values()))
+            source = work[min(sources, key=lambda tid: (-counts[tid], tid))]
+            move = self._one_move(source, work, counts)
             if move is None:
                 stuck.add(source.table_id)
                 continue
-            target = work[move.to_table]
             work[source.table_id] = unseat_player(source, move.from_seat)
-            work[target.table_id] = seat_player(target, move.to_seat, move.entry)
+            work[move.to_table] = seat_player(work[move.to_table], move.to_seat, move.entry)
+            counts[source.table_id] -= 1
+            counts[move.to_table] += 1
             moves.append(move)
 
-    def _one_move(self, source: TableSeats, tables: list[TableSeats]) -> SeatMove | None:
+    def _one_move(
+        self, source: TableSeats, work: dict[int, TableSeats], counts: dict[int, int]
+    ) -> SeatMove | None:
         """The source's next big blind to the best seat of the shortest table that helps."""
-        seat = next_big_blind_seat(source)
-        targets = sorted(
-            (
-                t
-                for t in tables
-                if t.table_id != source.table_id
-                and source.count - t.count >= 2
-                and allowed_seats(t)
-            ),
-            key=lambda t: (t.count, t.table_id),
-        )
-        if not targets:
+        most = counts[source.table_id] - 2  # a target must end up no longer than the source
+        shorter = sorted((c, tid) for tid, c in counts.items() if c <= most)
+        target = next((work[tid] for _, tid in shorter if allowed_seats(work[tid])), None)
+        if target is None:
             return None
-        target = targets[0]
+        seat = next_big_blind_seat(source)
         to_seat = same_position_seat(target, hands_until_big_blind(source, seat))
         entry = source.seats[seat]
         return SeatMove(entry, source.table_id, seat, target.table_id, to_seat, MoveReason.BALANCE)

@@ -98,6 +98,8 @@ def hands_until_big_blind(table: TableSeats, seat: int) -> int | None:
 
 def allowed_seats(table: TableSeats) -> list[int]:
     """Empty seats a moved or new player may take: never a small-blind seat (T-10)."""
+    if len(table.seats) >= table.max_seats:
+        return []
     forbidden = blind_areas(table)[0]
     return [seat for seat in table.open_seats() if seat not in forbidden]
 
