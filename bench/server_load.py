@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/server_load.py [--clients 60 300 600] [--seconds 20]
 
 For each client count: a fresh SQLite database, a server with clients/6 six-max NLHE tables,
 and worker processes of `--per-worker` bots each. Bots call or check (every hand goes to the
-showdown). After a warm-up, the run measures for `--seconds`:
+showdown). Once every bot sits (and 3 s more), the run measures for `--seconds`:
 - hands/s: distinct hands ended at all tables;
 - latency: from the moment a client sends its action to the moment the next player receives
   its `action_request` (CLOCK_MONOTONIC is shared by all processes), p50 and p99;
@@ -42,13 +42,13 @@ def config(tables: int) -> str:
 
 
 # -- worker: bots in one process ------------------------------------------------------------
-def worker(
-    port: int, first: int, count: int, seconds: float, warmup: float, pace: float, out: str
-) -> None:
-    """Run bots first..first+count-1 (bot i sits at table i // 6) and dump timestamps."""
+def worker(port: int, first: int, count: int, pace: float, out: str) -> None:
+    """Run bots first..first+count-1 (bot i sits at table i // 6); write `out`.ready once all
+    sit; when `out`.stop appears, dump the timestamps to `out` and exit."""
     import random
 
     from twisted.internet import reactor
+    from twisted.internet.defer import Deferred
     from twisted.internet.endpoints import TCP4ClientEndpoint
 
     from pokerroom.server.bots import Bot, BotReport
@@ -61,7 +61,17 @@ def worker(
     class LoadBot(Bot):
         counts: dict[str, int]  # hand -> actions this bot has seen
 
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.seated_d: Any = Deferred()
+
         def on_event(self, frame: dict[str, Any]) -> None:
+            mine = frame.get("type") == "seat_taken" and frame.get("player") == self.name
+            if mine and not self.seated_d.called:
+                self.seated_d.callback(None)
+            self._record(frame)
+
+        def _record(self, frame: dict[str, Any]) -> None:
             counts = self.__dict__.setdefault("counts", {})
             kind, hand = frame.get("type"), frame.get("hand_id")
             if kind == "player_acted":
@@ -97,22 +107,31 @@ def worker(
         d = bot.run(endpoint, lambda tables, t=table: next(x for x in tables if x["table_id"] == t))
         d.addErrback(lambda f, b=bot: b.fail("session", f))
 
-    start = time.monotonic()
+    seated = {"n": 0}
 
-    def finish() -> None:
-        window = (start + warmup, start + warmup + seconds)
+    def sat(_: object) -> None:
+        seated["n"] += 1
+        if seated["n"] == count:
+            Path(out + ".ready").write_text("")
+
+    for bot in bots:
+        bot.seated_d.addCallback(sat)
+
+    def poll() -> None:
+        if not Path(out + ".stop").exists():
+            reactor.callLater(0.25, poll)
+            return
         data = {
             "sent": sent,
             "asked": asked,
             "ended": ended,
-            "window": window,
             "errors": report.errors,
             "leaks": report.leaks,
         }
         Path(out).write_text(json.dumps(data))
         reactor.stop()
 
-    reactor.callLater(warmup + seconds, finish)
+    poll()
     reactor.run()
 
 
@@ -145,7 +164,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         check=True,
         capture_output=True,
     )
-    (folder / "room.toml").write_text(config(max(1, clients // 6)))
+    (folder / "room.toml").write_text(config(max(1, -(-clients // 6))))
     server = subprocess.Popen(
         [
             PY,
@@ -164,45 +183,41 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         text=True,
     )
     port = int(server.stdout.readline().rsplit(":", 1)[1])  # type: ignore[union-attr]
-    warmup = 5.0 + clients / 50
     workers = []
     for first in range(0, clients, per_worker):
         count = min(per_worker, clients - first)
         out = folder / f"w{first}.json"
-        args = [
-            PY,
-            __file__,
-            "--worker",
-            str(port),
-            str(first),
-            str(count),
-            str(seconds),
-            str(warmup),
-            str(pace),
-            str(out),
-        ]
+        args = [PY, __file__, "--worker", str(port), str(first), str(count), str(pace), str(out)]
         workers.append((subprocess.Popen(args, cwd=ROOT), out))
-    time.sleep(warmup)
-    cpu0, _ = proc_stats(server.pid)
+    give_up = time.monotonic() + 600
+    while not all(Path(f"{out}.ready").exists() for _, out in workers):
+        if time.monotonic() > give_up:  # a bot could not sit: measure the others
+            break
+        time.sleep(0.5)  # registering, funding and seating everyone
+    time.sleep(3.0)  # let the first hands start
+    cpu0, peak = proc_stats(server.pid)
     wall0 = time.monotonic()
-    peak = 0
-    while any(p.poll() is None for p, _ in workers):
+    while time.monotonic() < wall0 + seconds:
         peak = max(peak, proc_stats(server.pid)[1])
         time.sleep(0.5)
+    window = (wall0, time.monotonic())
+    for _, out in workers:
+        Path(f"{out}.stop").write_text("")
     cpu1, rss = proc_stats(server.pid)
-    wall = time.monotonic() - wall0
+    wall = window[1] - window[0]
+    for proc, _ in workers:
+        proc.wait(timeout=60)
     server.terminate()
     server.wait(timeout=30)
     sent: dict[str, float] = {}
     asked: dict[str, float] = {}
     ended: set[str] = set()
-    errors, leaks, window = 0, 0, (0.0, 0.0)
+    errors, leaks = 0, 0
     samples: list[str] = []
     for _, out in workers:
         data = json.loads(out.read_text())
         sent.update(data["sent"])
         asked.update(data["asked"])
-        window = tuple(data["window"])  # type: ignore[assignment]
         ended.update(h for h, t in data["ended"].items() if window[0] <= t <= window[1])
         errors += len(data["errors"])
         leaks += len(data["leaks"])
@@ -231,8 +246,8 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
 def main() -> None:
     """Parse arguments; run the worker or the measurements."""
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        port, first, count, seconds, warmup, pace, out = sys.argv[2:9]
-        worker(int(port), int(first), int(count), float(seconds), float(warmup), float(pace), out)
+        port, first, count, pace, out = sys.argv[2:7]
+        worker(int(port), int(first), int(count), float(pace), out)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[60, 300, 600])
