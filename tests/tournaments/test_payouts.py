@@ -49,12 +49,13 @@ def test_t7_every_field_from_2_to_10000_sums_exactly_and_never_increases() -> No
     paid=st.integers(1, 10_000),
     first=st.integers(1, 10_000),
     leftover=st.sampled_from(list(Leftover)),
+    steepness=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
 )
 def test_t7_property_any_settings_sum_exactly(
-    entries: int, pool: int, paid: int, first: int, leftover: Leftover
+    entries: int, pool: int, paid: int, first: int, leftover: Leftover, steepness: float
 ) -> None:
     """T-7: any share paid, any first share, any pool: exact sum, never increasing down."""
-    check_table(entries, pool, PayoutSettings(paid, first, leftover=leftover))
+    check_table(entries, pool, PayoutSettings(paid, first, steepness, leftover=leftover))
 
 
 def test_t6_small_fields_use_the_fixed_tables() -> None:

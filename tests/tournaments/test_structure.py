@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tournaments.director.errors import BAD_STRUCTURE, DirectorError
 from tournaments.director.structure import (
@@ -165,3 +167,31 @@ def test_template_level_overrides_and_errors() -> None:
     assert s.levels[1].seconds == 180 and s.levels[0].seconds == 600
     with pytest.raises(DirectorError):
         structure_from_mapping({"name": "x", "starting_stack": 100, "levels": [{"sb": 1, "x": 2}]})
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    minutes=st.lists(st.integers(1, 20), min_size=1, max_size=12),
+    mode=st.sampled_from(list(BreakMode)),
+    start=st.integers(0, 7200),
+    times=st.lists(st.integers(0, 30_000), min_size=2, max_size=6),
+)
+def test_t11_property_levels_only_go_up_and_end_when_they_say(
+    minutes: list[int], mode: BreakMode, start: int, times: list[int]
+) -> None:
+    """T-11: the level never goes back; at `ends_at` the next level begins, not before."""
+    levels = tuple(Level(10 * (i + 1), 20 * (i + 1), 0, m * 60) for i, m in enumerate(minutes))
+    breaks = BreakSchedule(mode, seconds=300, every_levels=2, min_play_seconds=600)
+    s = Structure("p", 1000, levels, breaks=breaks)
+    began = T0 + start
+    previous = -1
+    for t in sorted(times):
+        status = level_at(s, began, began + t)
+        assert status.index >= previous
+        previous = status.index
+        if status.ends_at is not None and not status.on_break:
+            assert status.ends_at > began + t - 1e-9
+            assert level_at(s, began, status.ends_at).index == status.index + 1
+            assert level_at(s, began, status.ends_at - 0.5).index == status.index
+        if status.next_break_at is not None:
+            assert status.next_break_at >= began + t or status.on_break
