@@ -177,10 +177,12 @@ class Floor:
 
     def _h4h(self) -> bool:
         """Hand-for-hand play (the bubble, several tables)."""
-        playing = sum(1 for t in self.tables.values() if t.count >= 2)
-        return hand_for_hand(
-            self.players_left(), self.paid_places(), playing, self.config.hand_for_hand_margin
-        )
+        margin = self.config.hand_for_hand_margin
+        left, paid = self.players_left(), self.paid_places()
+        if not paid < left <= paid + margin:  # the cheap test first: this runs every hand
+            return False
+        playing = sum(1 for t in self.tables.values() if len(t.seats) >= 2)
+        return hand_for_hand(left, paid, playing, margin)
 
     def _deal(self, table: TournamentTable) -> None:
         """Start the next hand at `table`, unless on a break, hand-for-hand, or short-handed."""

@@ -145,6 +145,8 @@ class Report:
     total_before: int
     total_after: int
     balance_seconds: float
+    registration_seconds: float
+    play_seconds: float
     results: tuple[Result, ...]
     actor: TournamentActor
 
@@ -183,11 +185,11 @@ def simulate(
     hand_seconds: float = 30.0,
 ) -> Report:
     """Run one tournament with `players` bots to its end; `engine` is a ledger at head."""
-    began = time.perf_counter()
     tid = f"sim-{seed}-{players}-{fmt}"
     names = [f"bot{seed}-{n:05d}" for n in range(players)]
     before = total_balance(engine, CURRENCY)
     fund_players(engine, names, (buy_in + fee) * 4, tid)
+    began = time.perf_counter()  # funding the bots is set-up, not the tournament
     clock = Clock()
     clock.advance(START)
     pump = Pump()
@@ -212,6 +214,7 @@ def simulate(
         actor.open()
         for name in names:
             pump.wait(actor.register(name))
+        registered = time.perf_counter()
         while actor.status in ("registering", "running") and bots.hands < max_hands:
             pump.run_ready()
             calls = clock.getDelayedCalls()
@@ -225,6 +228,7 @@ def simulate(
             f, args, kwargs = pump.calls.get(timeout=60)
             f(*args, **kwargs)
         pump.wait(actor.pending())
+        played = time.perf_counter()
     finally:
         ledger.stopService()
     check = check_ledger(engine)
@@ -247,6 +251,8 @@ def simulate(
         total_before=before,
         total_after=total_balance(engine, CURRENCY),
         balance_seconds=actor.floor.balance_seconds,
+        registration_seconds=registered - began,
+        play_seconds=played - registered,
         results=tuple(actor.results),
         actor=actor,
     )
