@@ -150,3 +150,13 @@ def test_t5_late_entry_is_seated_on_a_short_table_or_a_new_one() -> None:
     full = [table(1, list(range(1, 10)))]
     seating, new = seat_newcomer(full, "late", Random(0), 9, next_table_id=2)
     assert new is not None and seating.table_id == 2
+
+
+def test_t10_no_final_redraw_while_tables_outside_the_subset_play() -> None:
+    """T-10: an actor passing two of five tables gets the break but no final-table redraw."""
+    tables = [table(1, [1, 2, 3, 4, 5], button=2, bb=4), table(2, [3, 6, 9, 1], button=3, bb=9)]
+    plan = TableBalancer(Random(9)).plan(tables, tables_in_play=5)
+    assert plan.broken_tables == (2,) and plan.final_table is None
+    assert {m.reason for m in plan.moves} == {MoveReason.BREAK}
+    (last,) = apply_plan(tables, plan)
+    assert TableBalancer(Random(9)).plan([last], tables_in_play=4).moves == ()

@@ -70,12 +70,19 @@ class TableBalancer:
         self.settings = settings
         self._seats = 0  # the largest table size in the plan being made
 
-    def plan(self, tables: Sequence[TableSeats], final_redrawn: bool = False) -> BalancePlan:
+    def plan(
+        self,
+        tables: Sequence[TableSeats],
+        final_redrawn: bool = False,
+        tables_in_play: int | None = None,
+    ) -> BalancePlan:
         """Every move due now: break what can be broken, then balance (T-10).
 
         `final_redrawn` says the final table was already drawn (pass True for a tournament
         that started on a single table); otherwise, once one table is left, its seats are
-        redrawn at its first hand boundary.
+        redrawn at its first hand boundary. An actor that passes only some of the tables
+        (the one that finished a hand and the shortest) passes `tables_in_play`, the
+        tournament's table count, so that no redraw is planned while others still play.
         """
         work: dict[int, TableSeats] = {}
         counts: dict[int, int] = {}
@@ -88,14 +95,15 @@ class TableBalancer:
                 counts[table.table_id] = len(table.seats)
             else:
                 broken.append(table.table_id)
-        if self._settled(work, counts, final_redrawn):
+        subset = tables_in_play is not None and tables_in_play > len(tables)
+        if self._settled(work, counts, final_redrawn or subset):
             return BalancePlan(broken_tables=tuple(broken))
         moves: list[SeatMove] = []
         waiting: set[int] = set()
         broken += self._break_tables(work, counts, moves, waiting)
         moves = compose_moves(moves)
         final_table = final_button = None
-        if len(work) == 1 and self.settings.final_table_redraw and not final_redrawn:
+        if len(work) == 1 and not subset and self.settings.final_table_redraw and not final_redrawn:
             (table,) = work.values()
             if table.in_hand:
                 waiting.add(table.table_id)
