@@ -1,9 +1,10 @@
 """Blind structure: levels, antes, breaks, action clock and time bank (T-11, T-12, C-6, C-7).
 
 Everything here is a function of the structure, the tournament's start time, the seconds
-the operator paused it (`paused_total`) and `now`. Times are seconds since the epoch (UTC),
-ints or floats; the actor passes its reactor's `seconds()`. A new level applies from the
-next hand a table starts: the actor asks `level_at` when it starts a hand.
+the operator paused it (`paused_total`, a pause still running counted up to `now`) and
+`now`. Times are seconds since the epoch (UTC), ints or floats; the actor passes its
+reactor's `seconds()`. A new level applies from the next hand a table starts: the actor
+asks `level_at` when it starts a hand.
 """
 
 from __future__ import annotations
