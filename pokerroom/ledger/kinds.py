@@ -31,6 +31,7 @@ class AccountKind(StrEnum):
     PRIZE_POOL = "prize_pool"  # a tournament's prize pool, T-2 and T-6
     BOUNTY_POOL = "bounty_pool"  # a bounty tournament's bounties, T-14
     STAKING_ESCROW = "staking_escrow"  # money buyers paid for action, held until settlement, T-17
+    TICKET = "ticket"  # a tournament seat won or given (T-3, T-16): its value, owner = ticket id
     EXTERNAL = "external"  # the world outside: deposits and withdrawals; may go negative
 
 
