@@ -296,10 +296,8 @@ class TournamentActor:
 
     def _stack(self, player: str) -> int:
         """Chips `player` has at a table now (0 when busted)."""
-        for table in self.floor.tables.values():
-            if player in table.stacks:
-                return table.stacks[player]
-        return 0
+        table = self.floor.table_of(player)
+        return 0 if table is None else table.stacks[player]
 
     def _enter(self, player: str, number: int, chips: int) -> None:
         """A paid entry: alive, and seated at once if the tournament runs (T-5)."""
@@ -311,11 +309,28 @@ class TournamentActor:
     def _chips(self, player: str, chips: int) -> None:
         """Rebuy or add-on chips: onto the stack, or a busted player sits again (T-4)."""
         self.chips_issued += chips
-        if player in self.alive and self.floor.add_chips(player, chips):
+        table = self.floor.table_of(player) if player in self.alive else None
+        if table is not None:
+            table.add_chips(player, chips)
             return
         self.alive[player] = self.state.players[player].entries
         self.results = [r for r in self.results if r.entry != player]
         self.floor.seat_newcomer(player, chips)
+
+    # ------------------------------------------------------------------ play requests
+
+    def act(self, entry: str, action: str, amount: int | None = None) -> None:
+        """A player's action at their table (engine errors say why it is refused, P-1)."""
+        table = self.floor.table_of(entry)
+        if table is None:
+            raise DirectorError(errors.NO_SEAT, "not seated in this tournament")
+        table.act(entry, action, amount)
+
+    def set_presence(self, entry: str, *, connected: bool, sitting_out: bool) -> None:
+        """T-12: disconnected or sitting out, the player is still dealt in and blinded."""
+        table = self.floor.table_of(entry)
+        if table is not None:
+            table.set_presence(entry, connected=connected, sitting_out=sitting_out)
 
     # ------------------------------------------------------------------ start and cancel
 

@@ -22,7 +22,12 @@ from tournaments.config import TournamentConfig
 from tournaments.director.balancing import BalancePlan, SeatMove, TableBalancer
 from tournaments.director.eliminations import Knockout, hand_for_hand
 from tournaments.director.seating import draw_button, draw_seats, seat_newcomer
-from tournaments.director.structure import LevelStatus, level_at, table_break_window
+from tournaments.director.structure import (
+    LevelStatus,
+    disconnect_grace_seconds,
+    level_at,
+    table_break_window,
+)
 from tournaments.table import HandResult, TournamentTable
 from tournaments.timebank import TimeBanks
 
@@ -81,6 +86,7 @@ class Floor:
         self._waiting_for: frozenset[int] = frozenset()
         self._round: list[Knockout] = []
         self._round_call: IDelayedCall | None = None
+        self._graced: dict[str, int] = {}  # entry -> level index of the last T-12 grace
         self._status: LevelStatus | None = None
         self._status_until = 0.0
         self.log = structlog.get_logger("tournaments.floor").bind(
@@ -99,12 +105,30 @@ class Floor:
             self._status_until = min((t for t in ends if t > now), default=float("inf"))
         return self._status
 
+    def _grace(self, entry: str) -> int:
+        """T-12: extra seconds for a disconnected player, once per level, from the bubble."""
+        index = self.level().index
+        used = self._graced.get(entry) == index
+        extra = disconnect_grace_seconds(
+            self.structure, self.players_left(), self.paid_places(), used
+        )
+        if extra:
+            self._graced[entry] = index
+        return extra
+
+    def table_of(self, entry: str) -> TournamentTable | None:
+        """The table `entry` sits at."""
+        for table in self.tables.values():
+            if entry in table.stacks:
+                return table
+        return None
+
     # ------------------------------------------------------------------ opening and closing
 
     def _new_table(self) -> TournamentTable:
         table = TournamentTable(
             self.config.tournament_id, self.next_table_id, self.config.max_seats, self.clock,
-            self, self.rng, self.banks,
+            self, self.rng, self.banks, self._grace,
         )  # fmt: skip
         self.tables[table.table_id] = table
         self.next_table_id += 1
@@ -145,14 +169,6 @@ class Floor:
             table.redraw(seating.seat)
         self._dirty = True
         self._kick(table)
-
-    def add_chips(self, entry: str, chips: int) -> bool:
-        """Rebuy or add-on chips for a seated player, given between hands (T-4)."""
-        for table in self.tables.values():
-            if entry in table.stacks:
-                table.stacks[entry] += chips
-                return True
-        return False
 
     def chips_in_play(self) -> int:
         """Every chip on every table."""

@@ -113,6 +113,7 @@ class TournamentTable:
         self._level_index = 0
         self._action_seconds = 15
         self._start_stacks: dict[str, int] = {}
+        self._pending_chips: dict[str, int] = {}  # bought during a hand, added after it
         self._asking = False
         self._acted = False
         self._graced = False
@@ -152,6 +153,13 @@ class TournamentTable:
         self.disconnected.discard(entry)
         return self.stacks.pop(entry)
 
+    def add_chips(self, entry: str, chips: int) -> None:
+        """Rebuy or add-on chips (T-4): on the stack now, or after the hand if dealt in (C-9)."""
+        if self.hand is not None and entry in self.order:
+            self._pending_chips[entry] = self._pending_chips.get(entry, 0) + chips
+        else:
+            self.stacks[entry] += chips
+
     def redraw(self, button: int) -> None:
         """A new draw for the table (T-1 start, final-table redraw): the button at `button`."""
         self.button = button
@@ -171,7 +179,8 @@ class TournamentTable:
             return sum(self.stacks.values())
         dealt = set(self.order)
         waiting = sum(stack for entry, stack in self.stacks.items() if entry not in dealt)
-        return waiting + sum(self.hand.stacks) + self.hand.pot_total()
+        pending = sum(self._pending_chips.values())
+        return waiting + pending + sum(self.hand.stacks) + self.hand.pot_total()
 
     def set_presence(self, entry: str, *, connected: bool, sitting_out: bool) -> None:
         """T-12: a disconnected or sitting-out player is still dealt in and posts."""
@@ -351,9 +360,10 @@ class TournamentTable:
         end = hand.stacks
         stacks = self.stacks
         busted = []
+        pending = self._pending_chips
         for index, entry in enumerate(order):
-            stacks[entry] = end[index]
-            if not end[index]:
+            stacks[entry] = end[index] + pending.pop(entry, 0) if pending else end[index]
+            if not stacks[entry]:
                 busted.append(index)
         knockouts: tuple[Knockout, ...] = ()
         if busted:

@@ -121,3 +121,39 @@ def test_moves_happen_only_between_hands_and_places_are_complete(room: Room):
         covered.update(range(r.place, r.place + r.tied))
     assert covered == set(range(1, 46))
     assert not watcher.chip_errors and room.check()
+
+
+class Away(Watcher):
+    """Bots, except that one player never answers (disconnected from the start)."""
+
+    def __init__(self, seed: int, away: str) -> None:
+        super().__init__(seed)
+        self.away = away
+        self.asked_away = 0
+
+    def turn(self, table: TournamentTable, entry: str) -> None:
+        if entry == self.away:
+            self.asked_away += 1
+            return  # never acts: the clock runs (C-6, C-7), then T-12 acts for them
+        super().turn(table, entry)
+
+
+def test_disconnected_player_is_dealt_in_and_blinded_out(room: Room):
+    """T-12: not connected, still dealt in, still posts; the clock folds or checks for them."""
+    structure = Structure("away", 1500, LEVELS, AnteKind.NONE)
+    away = Away(14, "w3")
+    config = make_config(
+        "away", structure, buy_in=100, fee=10, starts_at=START + 60, between_hands_seconds=30
+    )
+    actor = room.actor(config, away)
+    for n in range(9):
+        room.fund_player(f"w{n}", 1000)
+        room.wait(actor.register(f"w{n}"))
+    room.advance(61, actor)
+    actor.set_presence("w3", connected=False, sitting_out=False)
+    room.run_to_end(actor)
+    assert away.asked_away >= 1  # asked once; after a timeout they sit out and are acted for
+    (result,) = [r for r in actor.results if r.entry == "w3"]
+    assert result.place >= 1
+    assert actor.status == "finished" and room.check()
+    assert not away.chip_errors

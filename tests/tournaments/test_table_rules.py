@@ -260,3 +260,15 @@ def test_hand_boundary_kept_for_outage_refunds():
     assert boundary.hand_number == 1 and boundary.level_index == 1
     assert sum(stack for _, stack in boundary.stacks) == 3000
     assert boundary.button == 1
+
+
+def test_chips_bought_during_a_hand_arrive_after_it():
+    """T-4 with C-9: a rebuy or add-on bought while dealt in is added once the hand is over."""
+    table, recorder, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
+    table.start_hand(LEVELS[0], 0, AnteKind.NONE)
+    table.add_chips("a", 500)
+    assert table.chips() == 3500
+    table.act("a", "fold")
+    table.act("b", "fold")
+    assert table.stacks["a"] == 1500
+    assert recorder.results[-1].end_stacks["a"] == 1000  # the hand itself never saw them
