@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
+from pokerroom.errors import CodedError
 
-class LedgerError(Exception):
-    """Base of every ledger error; `code` is stable, the message is for humans."""
+
+class LedgerError(CodedError):
+    """Base of every ledger error; each subclass names its stable `code`."""
 
     code = "ledger_error"
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
+        super().__init__(type(self).code, message)
 
 
 class InvalidAmount(LedgerError):

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+from pokerroom.errors import CodedError
 
-class DirectorError(Exception):
+
+class DirectorError(CodedError):
     """A request the director refuses; `code` is stable, `message` is for people."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 # The stable codes, in one place so that the protocol document can list them.
