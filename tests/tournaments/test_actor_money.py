@@ -13,6 +13,7 @@ from pokerroom.ledger.transfers import get_transfer
 from tests.tournaments.actor_harness import USD, Room
 from tournaments.config import make_config
 from tournaments.director.errors import DirectorError
+from tournaments.director.registration import LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.simulation import START, Bots
 
@@ -170,3 +171,20 @@ def test_rebuy_and_addon_buy_chips_with_money(room: Room):
     assert room.fees() == (9 + rebuys + addons) * FEE
     assert room.pool("rb") == 0 and room.check()
     assert not bots.chip_errors
+
+
+def test_late_registration_closing_at_the_money_drops_the_guarantee(room: Room):
+    """T-5: late registration closes early at the money and the guarantee no longer applies."""
+    room.fund(house(AccountKind.HOUSE_OVERLAY, USD), 100_000)
+    bots = Bots(random.Random(7))
+    actor = room.actor(config("drop", guarantee=50_000, late_registration_levels=11), bots)
+    for n in range(20):
+        room.fund_player(f"d{n}", 1000)
+        room.wait(actor.register(f"d{n}"))
+    room.run_to_end(actor)
+    assert actor.state.late_closed == LateClose.MONEY
+    assert actor.state.guarantee_dropped
+    assert actor.payouts.overlay == 0
+    assert sum(r.prize for r in actor.results) + actor.payouts.rounding_total == 20 * BUY_IN
+    assert room.balance(house(AccountKind.HOUSE_OVERLAY, USD)) == 100_000
+    assert room.pool("drop") == 0 and room.check()
