@@ -149,7 +149,7 @@ class RoomSession(Protocol):
     def _answer_ok(self, result: dict[str, Any] | None, request_id: object, frame: dict) -> None:
         try:
             self.send(ok(request_id, frame["type"], result))  # type: ignore[arg-type]
-        except ValueError:  # larger than a frame: still answer (P-1)
+        except (TypeError, ValueError):  # not JSON-able or larger than a frame: answer (P-1)
             self.log.error("answer_too_large", request=frame["type"])
             failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
             self.send(failure.to_message(request_id))

@@ -125,10 +125,16 @@ class Hub:
 
     # -- TableListener ------------------------------------------------------------------------
     def send(self, player_id: str, message: dict[str, Any]) -> None:
-        """Deliver one message to one player, if connected."""
+        """Deliver one message to one player, if connected; never raises into the table."""
         session = self._sessions.get(player_id)
-        if session is not None:
+        if session is None:
+            return
+        try:
             session.send(message)
+        except (TypeError, ValueError) as exc:  # not JSON-able or larger than a frame: a bug
+            log.error(
+                "undeliverable", player_id=player_id, type=message.get("type"), error=str(exc)
+            )
 
     def broadcast(
         self, table_id: str, message: dict[str, Any], exclude: Iterable[str] = ()
@@ -143,7 +149,13 @@ class Hub:
             if session is None or player in skip:
                 continue
             if frame is None:
-                frame = encode_frame(message)
+                try:
+                    frame = encode_frame(message)
+                except (TypeError, ValueError) as exc:  # a bug in the sender: log, drop
+                    log.error(
+                        "undeliverable", table_id=table_id, type=message.get("type"), error=str(exc)
+                    )
+                    return
             session.send_frame(frame)
 
     def close_all(self, code: str, message: str) -> None:

@@ -227,3 +227,13 @@ def test_expired_tokens_are_purged(room: Room, clock: Clock) -> None:
     clock.advance(room.hub.resume_seconds + 1)
     assert room.hub.purge_tokens() == 1  # alice's; bob is still connected
     assert room.hub.purge_tokens() == 0
+
+
+def test_an_undeliverable_table_message_never_raises_into_the_table(room: Room) -> None:
+    """A message that cannot be encoded is logged and dropped; the caller goes on."""
+    client = room.client()
+    client.login("alice")
+    room.hub.send("alice", {"type": "oops", "value": object()})
+    room.hub.send("alice", {"type": "big", "pad": "x" * 70_000})
+    room.hub.send("alice", {"type": "keepalive", "server_time_ms": 1})
+    assert [f["type"] for f in client.read()][-1] == "keepalive"
