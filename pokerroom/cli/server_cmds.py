@@ -52,8 +52,10 @@ def run_server(engine: object, settings: object, port: int | None) -> int:
     from twisted.internet import reactor  # only here: never at module level (ARCH 3)
 
     from pokerroom.server.service import RoomService
+    from tournaments.schedule import load_schedule
 
-    room = RoomService(reactor, engine, settings, port=port)  # type: ignore[arg-type]
+    schedule = load_schedule()  # the recurring tournaments, issue #5
+    room = RoomService(reactor, engine, settings, port=port, schedule=schedule)  # type: ignore[arg-type]
     status = {"code": 0}
 
     def started(listening: object) -> None:

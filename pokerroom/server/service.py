@@ -10,6 +10,7 @@ stops the tables and finally the ledger.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 import structlog
@@ -55,7 +56,13 @@ class RoomService(MultiService):
     """The whole room in one process."""
 
     def __init__(
-        self, reactor: Any, database: Any, settings: RoomSettings, *, port: int | None = None
+        self,
+        reactor: Any,
+        database: Any,
+        settings: RoomSettings,
+        *,
+        port: int | None = None,
+        schedule: Sequence[Any] = (),
     ) -> None:
         super().__init__()
         self.reactor = reactor
@@ -65,6 +72,14 @@ class RoomService(MultiService):
         self.ledger.setServiceParent(self)  # first child: starts first, stops last
         self.accounts = PlayerAccounts(reactor, self.ledger, settings.hashing)
         self.accounts.setServiceParent(self)
+        self.tournaments: Any = None
+        if schedule:  # the recurring tournaments (config/tournaments/schedule/), issue #5
+            from tournaments.schedule import TournamentScheduler
+
+            self.tournaments = TournamentScheduler(
+                reactor, self.ledger, schedule, currency=settings.currency
+            )
+            self.tournaments.setServiceParent(self)  # after the ledger: stops before it
         self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
         self.chat = ChatService(reactor, self.ledger, settings.chat)
         self.store = HandStore(self.ledger)

@@ -1,0 +1,88 @@
+"""The recurring schedule run by `pokerroom serve`: sit-and-gos always open, MTTs on time (T-1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.actor_harness import Room
+from tournaments.schedule import (
+    ScheduleEntry,
+    TournamentScheduler,
+    load_schedule,
+    next_start,
+    parse_schedule,
+)
+from tournaments.simulation import START
+
+SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
+HOURLY = ScheduleEntry(
+    "hourly", "turbo", 100, 10, every_minutes=60, at_minute=30, registration_open_minutes=20
+)
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[Room]:
+    harness = Room(tmp_path)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def test_the_shipped_schedule_loads():
+    """config/tournaments/schedule/schedule.toml names known structures and formats."""
+    entries = load_schedule()
+    assert any(e.sit_and_go for e in entries) and any(not e.sit_and_go for e in entries)
+
+
+def test_a_bad_entry_is_refused():
+    """An MTT needs every_minutes; a sit-and-go needs players."""
+    with pytest.raises(ValueError):
+        parse_schedule({"mtt": [{"name": "x", "structure": "turbo", "buy_in": 1, "fee": 0}]})
+
+
+def test_next_start_is_the_next_slot_of_the_cycle():
+    """T-1: MTTs start at fixed times; the next one strictly after now."""
+    assert START % 3600 == 0
+    assert next_start(HOURLY, START) == START + 1800
+    assert next_start(HOURLY, START + 1800) == START + 5400
+    assert next_start(HOURLY, START + 1799) == START + 1800
+
+
+def test_scheduler_keeps_a_sit_and_go_open_and_opens_mtts_on_time(room: Room):
+    """A full sit-and-go starts and a new one opens; an MTT opens N minutes before its start."""
+    scheduler = TournamentScheduler(room.clock, room.ledger, [SNG, HOURLY])
+    scheduler.startService()
+    try:
+        names = sorted(scheduler.actors)
+        assert len(names) == 1 and names[0].startswith("sng-3-")  # hourly opens at :10
+        room.clock.advance(600)
+        assert f"hourly-{int(START + 1800)}" in scheduler.actors
+        sng = scheduler.actors[names[0]]
+        for n in range(3):
+            room.fund_player(f"s{n}", 1000)
+            room.wait(sng.register(f"s{n}"))
+        assert sng.status == "running"
+        room.clock.advance(30)
+        open_sngs = [
+            a for a in scheduler.actors.values() if a.tid.startswith("sng-3-") and a is not sng
+        ]
+        assert len(open_sngs) == 1 and open_sngs[0].status == "registering"
+    finally:
+        scheduler.stopService()
+
+
+def test_serve_runs_the_schedule_after_the_ledger(tmp_path: Path):
+    """ARCH 9: the scheduler is a child of the room after the ledger, so it stops before it."""
+    from twisted.internet.task import Clock
+
+    from pokerroom.server.service import RoomService
+    from pokerroom.server.settings import load_settings
+
+    url = f"sqlite:///{tmp_path / 'x.sqlite'}"
+    room = RoomService(Clock(), url, load_settings(), schedule=load_schedule())
+    assert [service.name for service in room] == ["ledger", "accounts", "tournaments"]
+    room.ledger.engine.dispose()

@@ -1,0 +1,174 @@
+"""The recurring schedule of sit-and-gos and MTTs (`config/tournaments/schedule/`), as a service.
+
+`TournamentScheduler` keeps one sit-and-go of each kind open for registration (a full one
+starts and a new one opens, T-1) and opens each scheduled MTT `registration_open_minutes` before
+its start. It checks on a `LoopingCall` of the injected reactor (deadlines, not ticks: a late
+check still opens what is due). Actors that ended are kept in `finished` for the lobby.
+"""
+
+from __future__ import annotations
+
+import secrets
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+from twisted.application.service import Service
+from twisted.internet.task import LoopingCall
+
+from pokerroom.ledger import LedgerService
+from tournaments.actor import TournamentActor
+from tournaments.config import FORMATS, make_config
+from tournaments.director.structure import Structure
+from tournaments.floor import Players
+from tournaments.templates import CONFIG_DIR, load_structures
+
+SCHEDULE_FILE = CONFIG_DIR / "schedule" / "schedule.toml"
+log = structlog.get_logger("tournaments.schedule")
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    """One recurring tournament: a sit-and-go (`players` set) or an MTT (`every_minutes` set)."""
+
+    name: str
+    structure: str
+    buy_in: int
+    fee: int
+    players: int = 0  # sit-and-go: starts when this many registered
+    every_minutes: int = 0  # MTT: one every this many minutes...
+    at_minute: int = 0  # ...from this minute of the (UTC) day's cycle
+    registration_open_minutes: int = 60
+    late_registration_levels: int = 0
+    fmt: str = "freezeout"
+    guarantee: int = 0
+
+    @property
+    def sit_and_go(self) -> bool:
+        """Starts when full rather than at a time."""
+        return self.players > 0
+
+
+def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
+    """Schedule entries from a parsed TOML document; ValueError on a bad one."""
+    entries = []
+    for kind in ("sit_and_go", "mtt"):
+        for raw in data.get(kind, []):
+            values = dict(raw)
+            values["fmt"] = values.pop("format", "freezeout")
+            entry = ScheduleEntry(**values)
+            if entry.fmt not in FORMATS or entry.buy_in < 0 or entry.fee < 0:
+                raise ValueError(f"bad schedule entry {entry.name!r}")
+            if entry.sit_and_go == (entry.every_minutes > 0) or (kind == "mtt") == entry.sit_and_go:
+                raise ValueError(f"{entry.name!r}: a sit-and-go has players, an MTT every_minutes")
+            entries.append(entry)
+    return entries
+
+
+def load_schedule(path: Path = SCHEDULE_FILE) -> list[ScheduleEntry]:
+    """The schedule file, or nothing when it does not exist."""
+    if not path.exists():
+        return []
+    return parse_schedule(tomllib.loads(path.read_text()))
+
+
+def next_start(entry: ScheduleEntry, now: float) -> float:
+    """The first start of a scheduled MTT strictly after `now` (cycles from midnight UTC)."""
+    period = entry.every_minutes * 60
+    day = now - now % 86_400
+    first = day + entry.at_minute * 60
+    if now < first:
+        first -= -(-(first - now) // period) * period
+    steps = (now - first) // period + 1
+    return first + steps * period
+
+
+class TournamentScheduler(Service):
+    """Opens the scheduled tournaments and keeps their actors."""
+
+    name = "tournaments"
+    CHECK_SECONDS = 30.0
+
+    def __init__(
+        self,
+        reactor: Any,
+        ledger: LedgerService,
+        schedule: Sequence[ScheduleEntry],
+        structures: Mapping[str, Structure] | None = None,
+        players: Players | None = None,
+        currency: str = "USD",
+    ) -> None:
+        self.reactor = reactor
+        self.ledger = ledger
+        self.schedule = tuple(schedule)
+        self.structures = dict(structures or load_structures())
+        self.players = players
+        self.currency = currency
+        self.rng = secrets.SystemRandom()  # T-1 seat draws, C-15 shuffles
+        self.actors: dict[str, TournamentActor] = {}
+        self.finished: dict[str, TournamentActor] = {}
+        self._loop = LoopingCall(self.check)
+        self._loop.clock = reactor
+
+    def startService(self) -> None:
+        """Check the schedule now and every `CHECK_SECONDS`."""
+        super().startService()
+        self._loop.start(self.CHECK_SECONDS, now=True)
+
+    def stopService(self) -> None:
+        """No more openings; every table stops dealing."""
+        if self._loop.running:
+            self._loop.stop()
+        for actor in self.actors.values():
+            if actor._start_call is not None and actor._start_call.active():
+                actor._start_call.cancel()
+            actor.floor.stop()
+        super().stopService()
+
+    def check(self) -> None:
+        """Open whatever is due: a sit-and-go of each kind, the next MTT of each schedule."""
+        now = self.reactor.seconds()
+        for entry in self.schedule:
+            if entry.sit_and_go:
+                if not any(
+                    a.status == "registering" and a.tid.startswith(f"{entry.name}-")
+                    for a in self.actors.values()
+                ):
+                    self._open(entry, f"{entry.name}-{int(now * 1000)}", now)
+                continue
+            start = next_start(entry, now)
+            tid = f"{entry.name}-{int(start)}"
+            due = start - entry.registration_open_minutes * 60 <= now
+            if due and tid not in self.actors and tid not in self.finished:
+                self._open(entry, tid, start)
+
+    def _open(self, entry: ScheduleEntry, tid: str, starts_at: float) -> TournamentActor:
+        """Create and open one tournament's actor."""
+        config = make_config(
+            tid,
+            self.structures[entry.structure],
+            buy_in=entry.buy_in,
+            fee=entry.fee,
+            starts_at=starts_at,
+            opens_at=self.reactor.seconds(),
+            fmt=entry.fmt,
+            late_registration_levels=entry.late_registration_levels,
+            max_entries=entry.players or None,
+            guarantee=entry.guarantee,
+            sit_and_go=entry.sit_and_go,
+        )
+        actor = TournamentActor(
+            config, self.reactor, self.ledger, self.rng, self.players, on_end=self._ended
+        )
+        self.actors[tid] = actor
+        actor.open()
+        log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
+        return actor
+
+    def _ended(self, actor: TournamentActor) -> None:
+        """A tournament ended: keep it for the lobby's results."""
+        self.actors.pop(actor.tid, None)
+        self.finished[actor.tid] = actor
