@@ -160,8 +160,11 @@ class TournamentScheduler(Service):
             guarantee=entry.guarantee,
             sit_and_go=entry.sit_and_go,
         )
+        players = self.players
+        if players is not None and hasattr(players, "for_tournament"):
+            players = players.for_tournament(tid)  # the desk: messages name the tournament
         actor = TournamentActor(
-            config, self.reactor, self.ledger, self.rng, self.players, on_end=self._ended
+            config, self.reactor, self.ledger, self.rng, players, on_end=self._ended
         )
         self.actors[tid] = actor
         actor.open()

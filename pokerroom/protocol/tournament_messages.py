@@ -151,31 +151,34 @@ class TournamentStatusEvent(ServerMessage):
 
 
 class TournamentSeat(ServerMessage):
-    """You are seated or moved (T-1, T-5, T-10): to the player concerned, before their new
-    table's next hand. `reason`: start | late | balance | break | final_redraw."""
+    """You are moved (T-10): to the player concerned, before their new table's next hand.
+    `reason`: balance | break | final_redraw."""
 
     name = "tournament_seat"
     fields = _fields(
         ("tournament_id", "string", "the tournament"),
         ("table", "int", "the table number"),
         ("seat", "int", "the seat number"),
-        ("chips", "int", "your stack"),
-        ("reason", "string", "start | late | balance | break | final_redraw"),
-        ("from_table", "int|null", "the table you left"),
+        ("reason", "string", "balance | break | final_redraw"),
+        ("from_table", "int", "the table you left"),
     )
 
 
 class TournamentActionRequest(ServerMessage):
-    """Your turn at your tournament table: legal actions, the action deadline and the time bank
-    (C-6, C-7). Answer with `tournament_act`."""
+    """Your turn at your tournament table, with your own view of the hand: your hole cards only
+    (C-15), the board, the stacks and the pot. The action clock and time bank run (C-6, C-7).
+    Answer with `tournament_act`."""
 
     name = "tournament_action_request"
     fields = _fields(
         ("tournament_id", "string", "the tournament"),
         ("hand_id", "string", "the hand"),
-        ("actions", "object", "fold, check, call, min_raise_to, max_raise_to (chips)"),
-        ("deadline_ms", "int", "epoch milliseconds"),
-        ("timebank_ms", "int", "your bank"),
+        ("table", "int", "your table"),
+        ("hole_cards", "[string]", "your cards"),
+        ("board", "[string]", "the community cards"),
+        ("stacks", "object", "player -> chips behind, in the order of action"),
+        ("pot", "int", "chips put in so far"),
+        ("actions", "object", "fold, call (chips), min_raise_to, max_raise_to"),
     )
 
 

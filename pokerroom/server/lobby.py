@@ -57,6 +57,7 @@ class Lobby:
         histories: Any = None,
     ) -> None:
         self.hub, self.accounts, self.chat = hub, accounts, chat
+        self.tournament_desk: Any = None  # set by the room when it runs tournaments
         self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
         self.currency = currency
         self.allow_deposit = allow_deposit
@@ -147,6 +148,9 @@ class Lobby:
     def handle(self, player: Player, client_kind: str, request: Request) -> Any:
         """Run one request for `player`; returns the `ok` result or a Deferred of it."""
         handler = getattr(self, f"_on_{request.name}", None)
+        desk = self.tournament_desk  # issue #5: tournament requests go to the tournament desk
+        if handler is None and desk is not None and request.name.startswith("tournament_"):
+            return desk.handle(player.name, request)
         if handler is None:
             raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the lobby does not handle {request.name}")
         return handler(player, client_kind, **request.args)

@@ -73,12 +73,17 @@ class RoomService(MultiService):
         self.accounts = PlayerAccounts(reactor, self.ledger, settings.hashing)
         self.accounts.setServiceParent(self)
         self.tournaments: Any = None
+        self.desk: Any = None
         if schedule:  # the recurring tournaments (config/tournaments/schedule/), issue #5
+            import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the types)
+            from tournaments.desk import TournamentDesk
             from tournaments.schedule import TournamentScheduler
 
+            self.desk = TournamentDesk(hub=None)  # the hub is made below
             self.tournaments = TournamentScheduler(
-                reactor, self.ledger, schedule, currency=settings.currency
+                reactor, self.ledger, schedule, currency=settings.currency, players=self.desk
             )
+            self.desk.scheduler = self.tournaments
             self.tournaments.setServiceParent(self)  # after the ledger: stops before it
         self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
         self.chat = ChatService(reactor, self.ledger, settings.chat)
@@ -93,6 +98,9 @@ class RoomService(MultiService):
             allow_deposit=settings.allow_deposit,
             histories=self.store.histories,
         )
+        if self.desk is not None:
+            self.desk.hub = self.hub
+            self.lobby.tournament_desk = self.desk
         self.factory = RoomFactory(self.hub, self.lobby, self.accounts, reactor, settings.session)
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
