@@ -128,6 +128,12 @@ class TournamentDesk(Players):
         hand = table.hand
         if hand is None or hand.actor < 0:
             return
+        session_of = getattr(self.hub, "session_of", None)
+        if session_of is not None:  # T-12: the clock gives a disconnected player the grace
+            connected = session_of(entry) is not None
+            if connected == (entry in table.disconnected):
+                sitting_out = entry in table.sitting_out
+                table.set_presence(entry, connected=connected, sitting_out=sitting_out)
         index = hand.actor
         legal = hand.legal_actions(index)
         assert legal is not None

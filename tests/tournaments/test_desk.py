@@ -99,3 +99,43 @@ def test_unknown_tournament_is_refused_with_a_stable_code(room: Room):
             "ann", parse_request({"type": "tournament_rebuy", "id": 1, "tournament_id": "z"})
         )
     assert caught.value.code == "not_registered"
+
+
+class HalfConnected(Clients):
+    """`bea` has no session: she never answers (T-12)."""
+
+    def session_of(self, player: str) -> object | None:
+        return None if player == "bea" else object()
+
+    def send(self, player: str, message: dict[str, Any]) -> None:
+        if player != "bea":
+            super().send(player, message)
+
+
+def test_a_player_without_a_session_is_marked_disconnected_and_blinded(room: Room):
+    """T-12: not connected, still dealt in; the desk marks her disconnected for the clock."""
+    clients = HalfConnected(4)
+    desk = TournamentDesk(clients)
+    clients.desk = desk
+    scheduler = TournamentScheduler(room.clock, room.ledger, [SNG], players=desk)
+    desk.scheduler = scheduler
+    scheduler.startService()
+    try:
+        (line,) = clients.request("x", {"type": "tournament_list"})["tournaments"]
+        tid = line["tournament_id"]
+        for name in ("ann", "bea", "cid"):
+            room.fund_player(name, 1000)
+            room.wait(clients.request(name, {"type": "tournament_register", "tournament_id": tid}))
+        actor = desk._actor(tid)
+        seen = False
+        while actor.status == "running":
+            table = actor.floor.table_of("bea")
+            seen = seen or (table is not None and "bea" in table.disconnected)
+            room.settle(actor)
+            calls = room.clock.getDelayedCalls()
+            room.clock.advance(max(0.0, calls[0].getTime() - room.clock.seconds()))
+        room.run_to_end(actor)
+        assert seen
+        assert room.check()
+    finally:
+        scheduler.stopService()
