@@ -315,7 +315,9 @@ class Floor:
             self._waiting_for = frozenset()
         else:
             views = [t.seats_view() for t in concerned]
-            plan = self.balancer.plan(views, final_redrawn=self.final_redrawn)
+            plan = self.balancer.plan(
+                views, final_redrawn=self.final_redrawn, tables_in_play=len(self.tables)
+            )
             self._apply(plan)
             self._waiting_for = frozenset(plan.waiting_for)
         self.balance_seconds += time.perf_counter() - began
