@@ -68,3 +68,31 @@ def clock() -> Clock:
     clk = Clock()
     clk.advance(1_800_000_000)
     return clk
+
+
+@pytest.fixture
+def db_url_pg() -> Iterator[str]:
+    """A fresh PostgreSQL schema, dropped afterwards; skipped when no server answers."""
+    import os
+    import uuid
+
+    from sqlalchemy.engine import make_url
+
+    from tests.ledger.conftest import PG_URL, _pg_problem
+
+    problem = _pg_problem()
+    if problem is not None:
+        if os.environ.get("POKERROOM_REQUIRE_PG") == "1":
+            pytest.fail(f"PostgreSQL is required (POKERROOM_REQUIRE_PG=1) but {problem}")
+        pytest.skip(f"PostgreSQL unreachable at {PG_URL}: {problem}")
+    schema = f"server_test_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
