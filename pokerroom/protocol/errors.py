@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pokerroom.errors import CodedError
 
-class ProtocolError(Exception):
+
+class ProtocolError(CodedError):
     """A refused request: `code` is stable, `message` is readable; nothing was changed (P-1)."""
 
     def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+        super().__init__(code, message)
         self.details = dict(details or {})
 
     def to_message(self, request_id: object = None) -> dict[str, Any]:

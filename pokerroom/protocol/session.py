@@ -21,6 +21,7 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import Factory, Protocol
 from twisted.python.failure import Failure
 
+from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import goodbye, ok
@@ -58,9 +59,8 @@ def error_of(failure: Failure) -> ProtocolError:
     exc = failure.value
     if isinstance(exc, ProtocolError):
         return exc
-    code, message = getattr(exc, "code", None), getattr(exc, "message", None)
-    if isinstance(code, str) and isinstance(message, str):  # EngineError, LedgerError
-        return ProtocolError(code, message)
+    if isinstance(exc, CodedError):  # EngineError, LedgerError, DirectorError keep their codes
+        return ProtocolError(exc.code, exc.message)
     log.error("request_crashed", error=repr(exc), traceback=failure.getTraceback())
     return ProtocolError(errors.INTERNAL_ERROR, "the server failed; nothing was changed")
 
