@@ -28,6 +28,7 @@ from tournaments.director.structure import (
     level_at,
     table_break_window,
 )
+from tournaments.sitout_log import SitOutLog
 from tournaments.table import HandResult, TournamentTable
 from tournaments.timebank import TimeBanks
 
@@ -70,6 +71,7 @@ class Floor:
         self.paid_places = paid_places
         self.players_left = players_left
         self.banks = TimeBanks(config.structure)
+        self.sitouts = SitOutLog()  # T-12: the staff's report of players sitting out together
         self.balancer = TableBalancer(rng, config.balancing)  # type: ignore[arg-type]
         self.tables: dict[int, TournamentTable] = {}
         self.next_table_id = 1
@@ -128,7 +130,7 @@ class Floor:
     def _new_table(self) -> TournamentTable:
         table = TournamentTable(
             self.config.tournament_id, self.next_table_id, self.config.max_seats, self.clock,
-            self, self.rng, self.banks, self._grace,
+            self, self.rng, self.banks, self._grace, self.sitouts,
         )  # fmt: skip
         self.tables[table.table_id] = table
         self.next_table_id += 1

@@ -11,7 +11,6 @@ blind (dead when that player is gone), and the button on the seat that had the s
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
@@ -22,18 +21,13 @@ from pokerroom.engine import errors as engine_errors
 from pokerroom.engine.cards import RandomSource, shuffled_deck
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.errors import EngineError
-from pokerroom.engine.events import PotAwarded
 from pokerroom.engine.hand import Hand
-from pokerroom.engine.pots import build_pots
 from pokerroom.engine.variants import VARIANTS
-from tournaments.director.eliminations import (
-    Knockout,
-    PotResult,
-    knockout_pot_winners,
-    order_from_button,
-)
+from tournaments.director.eliminations import Knockout
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level
+from tournaments.knockouts import HandBoundary, HandResult, hand_knockouts
+from tournaments.sitout_log import SitOutLog
 from tournaments.timebank import TimeBanks
 
 NO_LIMIT = VARIANTS["NT"]
@@ -49,32 +43,6 @@ class TableListener(Protocol):
         """A hand is over; the table waits for `start_hand`."""
 
 
-@dataclass(frozen=True, slots=True)
-class HandBoundary:
-    """The table at the start of a hand, i.e. after its last completed hand (for T-18)."""
-
-    table_id: int
-    hand_number: int
-    level_index: int
-    button: int | None
-    big_blind: int | None
-    seats: tuple[tuple[int, str], ...]
-    stacks: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """A finished hand: stacks before and after, and who was knocked out by whom (T-9, T-14)."""
-
-    table_id: int
-    hand_id: str
-    level_index: int
-    button: int
-    start_stacks: dict[str, int]
-    end_stacks: dict[str, int]
-    knockouts: tuple[Knockout, ...]
-
-
 class TournamentTable:
     """One table of a tournament: seats, stacks, the button, the hand in play and its clock."""
 
@@ -88,6 +56,7 @@ class TournamentTable:
         rng: RandomSource,
         banks: TimeBanks,
         disconnect_grace: Callable[[str], int] = lambda entry: 0,
+        sitouts: SitOutLog | None = None,
     ) -> None:
         self.tournament_id = tournament_id
         self.table_id = table_id
@@ -97,6 +66,7 @@ class TournamentTable:
         self.rng = rng
         self.banks = banks
         self.disconnect_grace = disconnect_grace  # T-12: extra seconds, once per level
+        self.sitouts = sitouts if sitouts is not None else SitOutLog()  # T-12 report
         self.seats: dict[int, str] = {}
         self.stacks: dict[str, int] = {}
         self.button: int | None = None
@@ -149,7 +119,7 @@ class TournamentTable:
             if who == entry:
                 del self.seats[seat]
                 break
-        self.sitting_out.discard(entry)
+        self._sit_in(entry)
         self.disconnected.discard(entry)
         return self.stacks.pop(entry)
 
@@ -185,7 +155,20 @@ class TournamentTable:
     def set_presence(self, entry: str, *, connected: bool, sitting_out: bool) -> None:
         """T-12: a disconnected or sitting-out player is still dealt in and posts."""
         (self.disconnected.discard if connected else self.disconnected.add)(entry)
-        (self.sitting_out.add if sitting_out else self.sitting_out.discard)(entry)
+        if sitting_out:
+            self._sit_out(entry)
+        else:
+            self._sit_in(entry)
+
+    def _sit_out(self, entry: str) -> None:
+        """T-12: still dealt in; the interval goes to the report."""
+        self.sitting_out.add(entry)
+        self.sitouts.begin(entry, self.table_id, self.clock.seconds())
+
+    def _sit_in(self, entry: str) -> None:
+        if entry in self.sitting_out:
+            self.sitting_out.discard(entry)
+            self.sitouts.end(entry, self.clock.seconds())
 
     # ------------------------------------------------------------------ dealing
 
@@ -288,7 +271,8 @@ class TournamentTable:
             hand.bet_or_raise(index, amount)
         else:
             raise EngineError(engine_errors.BAD_ACTION, f"unknown action {action!r}")
-        self.sitting_out.discard(entry)  # acting brings a timed-out player back (C-6)
+        if entry in self.sitting_out:
+            self._sit_in(entry)  # acting brings a timed-out player back (C-6)
         self._acted = True
         if self._asking:
             return
@@ -347,7 +331,7 @@ class TournamentTable:
                 return
         self.log.info("timed_out", hand_id=self.hand_id, entry=entry)
         self._auto_act()
-        self.sitting_out.add(entry)  # sat out until they act again (our choice, as online)
+        self._sit_out(entry)  # sat out until they act again (our choice, as online)
         self._advance()
 
     # ------------------------------------------------------------------ the end of a hand
@@ -367,13 +351,16 @@ class TournamentTable:
                 busted.append(index)
         knockouts: tuple[Knockout, ...] = ()
         if busted:
-            knockouts = self._knockouts(hand, busted)
+            knockouts = hand_knockouts(
+                hand, busted, self.order, self._seats_dealt, self._start_stacks,
+                (self.table_id, self.max_seats, self.button or 0, self.hand_id),
+            )  # fmt: skip
             gone = {k.entry for k in knockouts}
             for seat in [s for s, e in self.seats.items() if e in gone]:
                 del self.seats[seat]
             for entry in gone:
                 del stacks[entry]
-                self.sitting_out.discard(entry)
+                self._sit_in(entry)
                 self.disconnected.discard(entry)
         result = HandResult(
             self.table_id, self.hand_id, self._level_index, self.button or 0,
@@ -382,29 +369,3 @@ class TournamentTable:
         self.hand = None
         self.order = []
         self.listener.hand_ended(self, result)
-
-    def _knockouts(self, hand: Hand, busted: list[int]) -> tuple[Knockout, ...]:
-        """T-9 order from the button and T-14 who won the pot that busted each player."""
-        order = self.order
-        bets = [c - d for c, d in zip(hand.contrib, hand.dead, strict=True)]
-        pots = build_pots(bets, [not f for f in hand.folded], sum(hand.dead))
-        awards = [e for e in hand.log if isinstance(e, PotAwarded)]
-        results = [
-            PotResult(
-                frozenset(order[i] for i in pot.eligible),
-                tuple(order[i] for i, share in award.shares if share),
-            )
-            for pot, award in zip(pots, awards, strict=False)
-        ]
-        from_button = order_from_button(self.button or 0, self._seats_dealt, self.max_seats)
-        return tuple(
-            Knockout(
-                entry=order[i],
-                table_id=self.table_id,
-                stack_at_start=self._start_stacks[order[i]],
-                seats_from_button=from_button[self._seats_dealt[i]],
-                busted_by=knockout_pot_winners(order[i], results),
-                hand_id=self.hand_id,
-            )
-            for i in busted
-        )

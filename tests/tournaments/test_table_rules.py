@@ -272,3 +272,18 @@ def test_chips_bought_during_a_hand_arrive_after_it():
     table.act("b", "fold")
     assert table.stacks["a"] == 1500
     assert recorder.results[-1].end_stacks["a"] == 1000  # the hand itself never saw them
+
+
+def test_players_sitting_out_together_repeatedly_are_reported():
+    """T-12: two players may not agree to sit out together; the staff's report lists them."""
+    table, _, clock = make_table({1: "a", 2: "b", 3: "c", 4: "d"}, button=1)
+    for _ in range(3):
+        table.set_presence("a", connected=True, sitting_out=True)
+        table.set_presence("b", connected=True, sitting_out=True)
+        clock.advance(120)
+        table.set_presence("a", connected=True, sitting_out=False)
+        table.set_presence("b", connected=True, sitting_out=False)
+        clock.advance(600)
+    table.set_presence("c", connected=True, sitting_out=True)
+    (pair,) = table.sitouts.report(clock.seconds())
+    assert pair.players == ("a", "b") and pair.times == 3
