@@ -35,6 +35,7 @@ from tournaments.director.payouts import PrizeTable, paid_places
 from tournaments.director.registration import Clock, Decision, Funding, RegistrationState
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
+from tournaments.satellite import SeatPayer
 
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 
@@ -63,6 +64,7 @@ class TournamentActor:
         rng: RandomSource,
         players: Players | None = None,
         on_end: Callable[[TournamentActor], None] | None = None,
+        targets: Callable[[str], TournamentActor | None] | None = None,
     ) -> None:
         self.config = config
         self.settings = config.registration
@@ -81,6 +83,10 @@ class TournamentActor:
         self.chips_issued = 0
         self.prizes: PrizeTable | None = None
         self.payouts = PayoutRunner(self)
+        self.satellite_seats: int | None = None  # T-8: a satellite ends at this many players
+        if config.satellite is not None:  # T-8, T-16: seats in a target tournament
+            find = targets or (lambda tournament_id: None)
+            self.payouts.seats = SeatPayer(self.payouts, config.satellite, find)
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
         self._busy = False
         self._draining = False
@@ -380,7 +386,7 @@ class TournamentActor:
                 self._finish(finish)
         finally:
             self._placing = False
-        if tournament_over(len(self.alive)):
+        if tournament_over(len(self.alive), self.satellite_seats):
             self._end()
 
     def _finish(self, finish: Finish) -> None:
@@ -396,12 +402,13 @@ class TournamentActor:
         self.players.finished(result)
 
     def _end(self) -> None:
-        """T-8: one player holds every chip: they win, the rest of the pool is paid out."""
+        """T-8: one player holds every chip, or a satellite is down to its seats: paid out."""
         self.floor.stop()
         clock = self.director_clock()
         self.payouts.fix_pool_if_final(clock, before=len(self.alive), force=True)
+        left = len(self.alive)  # one winner, or a satellite's seat winners sharing places
         for winner in list(self.alive):
-            self._finish(Finish(winner, 1, 1, (), 0, ""))
+            self._finish(Finish(winner, 1, left, (), 0, ""))
         self.alive.clear()
         self.status = "finished"
         self.log.info("tournament_finished", hands=self.floor.hands, entries=self.state.entries)

@@ -8,6 +8,7 @@ from tournaments.director.balancing import BalanceSettings
 from tournaments.director.payouts import PayoutSettings
 from tournaments.director.registration import Period, RegistrationSettings
 from tournaments.director.structure import Structure
+from tournaments.satellite import SatelliteTarget
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,7 @@ class TournamentConfig:
     sit_and_go: bool = False  # start when `max_entries` have registered, not at a time (T-1)
     between_hands_seconds: float = 3.0
     hand_for_hand_margin: int = 1  # hand-for-hand from this many players before the money
+    satellite: SatelliteTarget | None = None  # T-8, T-16: prizes are seats in this target
 
     @property
     def tournament_id(self) -> str:

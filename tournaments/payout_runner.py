@@ -18,6 +18,7 @@ from tournaments.director.money import HOUSE_OVERLAY, HOUSE_ROUNDING, MoneyMove,
 from tournaments.director.money import wallet as wallet_account
 from tournaments.director.payouts import prize_table, tied_prizes
 from tournaments.director.registration import Clock
+from tournaments.satellite import SeatPayer, satellite_table
 
 if TYPE_CHECKING:
     from tournaments.actor import TournamentActor
@@ -36,6 +37,7 @@ class PayoutRunner:
         self.failures: list[tuple[str, str]] = []
         self._tail: Deferred[Any] = succeed(None)
         self._tied_groups: set[int] = set()
+        self.seats: SeatPayer | None = None  # set for a satellite (T-8, T-16)
 
     def _post(self, moves: tuple[MoneyMove, ...], key: str, kind: str) -> None:
         """Queue one transfer after the previous ones."""
@@ -50,6 +52,21 @@ class PayoutRunner:
 
         self._tail.addCallback(post)
         self._tail.addErrback(failed)
+
+    def post_then(self, moves: tuple[MoneyMove, ...], key: str, kind: str, then: Any) -> None:
+        """Queue one transfer and, once it landed, `then(transfer)` (a seat's registration)."""
+        cashier = self.actor.cashier
+
+        def post(_: object) -> Deferred[Any]:
+            return cashier.post(moves, key, kind).addCallback(then)
+
+        self._tail.addCallback(post)
+        self._tail.addErrback(lambda failure: self.note(key, failure))
+
+    def note(self, key: str, failure: Any) -> None:
+        """A refused movement, kept for the staff."""
+        self.failures.append((key, str(failure.value)))
+        self.actor.log.error("transfer_failed", key=key, error=str(failure.value))
 
     def settled(self) -> Deferred[Any]:
         """Fires once every queued transfer has settled."""
@@ -78,7 +95,12 @@ class PayoutRunner:
             self._post((move,), actor.cashier.key("overlay", "house", 1), "overlay")
         self.overlay = pool.overlay
         self.pool_total = pool.total
-        actor.prizes = prize_table(state.entries, pool.total, actor.config.payouts)
+        if self.seats is not None:  # T-8, T-16: a satellite pays seats
+            actor.prizes, actor.satellite_seats = satellite_table(
+                self.seats.target, state.entries, pool.total
+            )
+        else:
+            actor.prizes = prize_table(state.entries, pool.total, actor.config.payouts)
         actor.log.info("prize_pool_fixed", pool=pool.total, overlay=pool.overlay)
         self._renumber(before)
         for index, result in enumerate(actor.results):  # finishes placed before the pool was final
@@ -126,6 +148,10 @@ class PayoutRunner:
                 self._rounding(rest, f"tie{place}")
         else:
             amount = prizes.prize(place)
+        seats = self.actor.satellite_seats
+        if self.seats is not None and seats is not None and place <= seats:
+            self.paid_total += amount
+            return self.seats.pay_seat(entry)
         if amount > 0:
             move = MoneyMove("prize", prize_pool(self.tid), wallet_account(entry), amount, "")
             self._post((move,), self.actor.cashier.key("prize", entry, place), "prize")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,12 @@ import pytest
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.ledger.transfers import get_transfer
 from tests.tournaments.actor_harness import USD, Room
+from tournaments.actor import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
+from tournaments.satellite import SatelliteTarget
 from tournaments.simulation import START, Bots
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(12))
@@ -33,7 +36,9 @@ def room(tmp_path: Path) -> Iterator[Room]:
 
 def config(tid: str = "t1", **kw):
     kw.setdefault("starts_at", START + 3600)
-    return make_config(tid, STRUCTURE, buy_in=BUY_IN, fee=FEE, **kw)
+    kw.setdefault("buy_in", BUY_IN)
+    kw.setdefault("fee", FEE)
+    return make_config(tid, STRUCTURE, **kw)
 
 
 def test_registration_is_one_transfer_buy_in_to_pool_fee_to_house(room: Room):
@@ -188,3 +193,43 @@ def test_late_registration_closing_at_the_money_drops_the_guarantee(room: Room):
     assert sum(r.prize for r in actor.results) + actor.payouts.rounding_total == 20 * BUY_IN
     assert room.balance(house(AccountKind.HOUSE_OVERLAY, USD)) == 100_000
     assert room.pool("drop") == 0 and room.check()
+
+
+@pytest.mark.parametrize("already_in", [0, 10])
+def test_satellite_ends_at_its_seats_and_pays_them_as_registrations_or_tdollars(
+    room: Room, already_in: int
+):
+    """T-8: a satellite ends when its seats are left; T-16: a duplicate seat becomes T$."""
+    target_config = config("target", buy_in=3000, fee=300, starts_at=START + 86_400)
+    target = TournamentActor(target_config, room.clock, room.ledger, random.Random(9))
+    target.open()
+    for n in range(already_in):  # players already registered in the target
+        room.fund_player(f"s{n}", 3300)
+        room.wait(target.register(f"s{n}"))
+    bots = Bots(random.Random(8))
+    sat_config = replace(config("sat"), satellite=SatelliteTarget("target", 3000, 300))
+    sat = TournamentActor(
+        sat_config, room.clock, room.ledger, random.Random(10), bots,
+        targets=lambda tid: target if tid == "target" else None,
+    )  # fmt: skip
+    bots.actor = sat
+    sat.open()
+    for n in range(10):
+        room.fund_player(f"s{n}", 1000)
+        room.wait(sat.register(f"s{n}"))
+    room.run_to_end(sat)
+    room.settle(target)
+    assert sat.satellite_seats == 2  # 9,200 // 3,300
+    winners = [r for r in sat.results if r.place == 1]
+    assert len(winners) == 2 and all(r.tied == 2 for r in winners)  # T-8: two left, both in
+    (third,) = [r for r in sat.results if r.place == 3]
+    assert third.prize == 9200 - 2 * 3300  # the rest of the pool, in cash
+    for winner in winners:
+        held = room.balance(AccountRef(AccountKind.TDOLLARS, winner.entry, USD))
+        if int(winner.entry[1:]) < already_in:  # registered: T$ of the buy-in less the fee
+            assert held == 3000
+        else:  # a seat: registered in the target, paid with the T$
+            assert held == 0 and winner.entry in target.state.players
+    assert room.pool("sat") == 0 and room.check()
+    duplicates = 2 if already_in else 0  # the seat's fee part goes to the house fees
+    assert room.fees() == (10 * FEE) + already_in * 300 + duplicates * 300 + (2 - duplicates) * 300
