@@ -12,18 +12,16 @@ a refused transfer undoes the reservation. The ledger's funds check is the last 
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
+from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
-from twisted.python.failure import Failure
 
 from pokerroom.engine.cards import RandomSource
-from pokerroom.ledger import InsufficientFunds, LedgerService
+from pokerroom.ledger import LedgerService
 from tournaments.cashier import Cashier
 from tournaments.config import TournamentConfig
 from tournaments.director import entries as director_entries
@@ -32,12 +30,11 @@ from tournaments.director import registration as director_registration
 from tournaments.director.eliminations import Finish, Knockout, place_knockouts, tournament_over
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable, paid_places
-from tournaments.director.registration import Clock, Decision, Funding, RegistrationState
+from tournaments.director.registration import Clock, RegistrationState
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
+from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
-
-HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +50,7 @@ class Result:
     batch: int = 0  # knockouts placed together (one hand, or one hand-for-hand round)
 
 
-class TournamentActor:
+class TournamentActor(EntryRequests):
     """Drives the director with the clock, the tables and the ledger for one tournament."""
 
     def __init__(
@@ -87,9 +84,7 @@ class TournamentActor:
         if config.satellite is not None:  # T-8, T-16: seats in a target tournament
             find = targets or (lambda tournament_id: None)
             self.payouts.seats = SeatPayer(self.payouts, config.satellite, find)
-        self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
-        self._busy = False
-        self._draining = False
+        self._init_requests()
         self._placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
         self._start_call: Any = None
@@ -122,206 +117,6 @@ class TournamentActor:
         if not self.config.sit_and_go:
             delay = max(0.0, self.settings.starts_at - self.clock.seconds())
             self._start_call = self.clock.callLater(delay, self.start)
-
-    # ------------------------------------------------------------------ money requests
-
-    @inlineCallbacks
-    def _money(self, decide: Callable[[], Decision], undo: Callable[[Decision], None], kind: str):
-        """Decide on the current state, reserve it, post one transfer, undo if refused."""
-        decision = decide()
-        self.state = decision.state
-        key = self.cashier.key(decision.action, decision.player, decision.state.serial)
-        try:
-            yield self.cashier.post(decision.moves, key, kind)
-        except InsufficientFunds:
-            undo(decision)
-            raise DirectorError(errors.INSUFFICIENT_FUNDS, "not enough money") from None
-        except Exception:
-            undo(decision)
-            raise
-        return decision
-
-    def _run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
-        """Queue a money request; they run one at a time, in order."""
-        answer: Deferred[Decision] = Deferred()
-        self._queue.append((work, args, answer))
-        self._drain()
-        return answer
-
-    def _drain(self) -> None:
-        """Run queued requests; a loop, not recursion, when they finish at once (refusals)."""
-        if self._draining:
-            return
-        self._draining = True
-        try:
-            while self._queue and not self._busy:
-                work, args, answer = self._queue.popleft()
-                self._busy = True
-                maybeDeferred(work, *args).addBoth(self._done, answer)
-        finally:
-            self._draining = False
-
-    def _done(self, result: Any, answer: Deferred[Decision]) -> None:
-        """A request finished: answer it, then run the next."""
-        self._busy = False
-        if isinstance(result, Failure):
-            answer.errback(result)
-        else:
-            answer.callback(result)
-        self._drain()
-        if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
-            self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
-
-    def idle(self) -> bool:
-        """No money request is queued or running."""
-        return not self._busy and not self._queue
-
-    def register(self, player: str, funding: Funding = Funding.CASH) -> Deferred[Decision]:
-        """T-2, T-3, T-5: register (late registration seats the player at once)."""
-        return self._run(self._register, player, funding)
-
-    @inlineCallbacks
-    def _register(self, player: str, funding: Funding):
-        settings = self.settings
-
-        def decide() -> Decision:
-            return director_registration.register(
-                settings, self.state, self.director_clock(), player, funding, HUGE
-            )
-
-        def undo(decision: Decision) -> None:
-            players = dict(self.state.players)
-            players.pop(player, None)
-            self.state = replace(
-                self.state,
-                players=players,
-                entries=self.state.entries - 1,
-                collected=self.state.collected - settings.buy_in,
-            )
-
-        decision = yield self._money(decide, undo, "buy_in")
-        self._enter(player, 1, decision.chips)
-        full = settings.max_entries is not None and self.state.entries >= settings.max_entries
-        if self.config.sit_and_go and self.status == "registering" and full:
-            self.start()
-        return decision
-
-    def unregister(self, player: str) -> Deferred[Decision]:
-        """T-3: buy-in and fee back, until shortly before the start."""
-        return self._run(self._unregister, player)
-
-    @inlineCallbacks
-    def _unregister(self, player: str):
-        before = self.state
-
-        def decide() -> Decision:
-            return director_registration.unregister(
-                self.settings, self.state, self.director_clock(), player
-            )
-
-        def undo(decision: Decision) -> None:
-            self.state = replace(before, serial=self.state.serial)
-
-        decision = yield self._money(decide, undo, "refund")
-        self.alive.pop(player, None)
-        self.chips_issued -= self.settings.starting_stack
-        return decision
-
-    def reenter(self, player: str) -> Deferred[Decision]:
-        """T-4: a new entry for a busted player, during late registration."""
-        return self._run(self._reenter, player)
-
-    @inlineCallbacks
-    def _reenter(self, player: str):
-        record = self.state.players.get(player)
-
-        def decide() -> Decision:
-            return director_entries.reenter(
-                self.settings, self.state, self.director_clock(), player, HUGE
-            )
-
-        def undo(decision: Decision) -> None:
-            self._restore(player, record, entries=-1, collected=-self.settings.reentry.buy_in)
-
-        decision = yield self._money(decide, undo, "buy_in")
-        self._enter(player, decision.state.players[player].entries, decision.chips)
-        self.floor.banks.forget(player)
-        return decision
-
-    def rebuy(self, player: str) -> Deferred[Decision]:
-        """T-4: the rebuy's chips (a busted player in the period is back in)."""
-        return self._run(self._rebuy, player)
-
-    @inlineCallbacks
-    def _rebuy(self, player: str):
-        record = self.state.players.get(player)
-        stack = self._stack(player)
-
-        def decide() -> Decision:
-            return director_entries.rebuy(
-                self.settings, self.state, self.director_clock(), player, stack, HUGE
-            )
-
-        def undo(decision: Decision) -> None:
-            self._restore(player, record, collected=-self.settings.rebuy.buy_in)
-
-        decision = yield self._money(decide, undo, "buy_in")
-        self._chips(player, decision.chips)
-        return decision
-
-    def addon(self, player: str) -> Deferred[Decision]:
-        """T-4: the add-on's chips."""
-        return self._run(self._addon, player)
-
-    @inlineCallbacks
-    def _addon(self, player: str):
-        record = self.state.players.get(player)
-
-        def decide() -> Decision:
-            return director_entries.addon(
-                self.settings, self.state, self.director_clock(), player, HUGE
-            )
-
-        def undo(decision: Decision) -> None:
-            self._restore(player, record, collected=-self.settings.addon.buy_in)
-
-        decision = yield self._money(decide, undo, "buy_in")
-        self._chips(player, decision.chips)
-        return decision
-
-    def _restore(self, player: str, record: Any, entries: int = 0, collected: int = 0) -> None:
-        """Undo a reserved entry, rebuy or add-on whose money was refused."""
-        players = dict(self.state.players)
-        players[player] = record
-        self.state = replace(
-            self.state,
-            players=players,
-            entries=self.state.entries + entries,
-            collected=self.state.collected + collected,
-        )
-
-    def _stack(self, player: str) -> int:
-        """Chips `player` has at a table now (0 when busted)."""
-        table = self.floor.table_of(player)
-        return 0 if table is None else table.stacks[player]
-
-    def _enter(self, player: str, number: int, chips: int) -> None:
-        """A paid entry: alive, and seated at once if the tournament runs (T-5)."""
-        self.alive[player] = number
-        self.chips_issued += chips
-        if self.status == "running":
-            self.floor.seat_newcomer(player, chips)
-
-    def _chips(self, player: str, chips: int) -> None:
-        """Rebuy or add-on chips: onto the stack, or a busted player sits again (T-4)."""
-        self.chips_issued += chips
-        table = self.floor.table_of(player) if player in self.alive else None
-        if table is not None:
-            table.add_chips(player, chips)
-            return
-        self.alive[player] = self.state.players[player].entries
-        self.results = [r for r in self.results if r.entry != player]
-        self.floor.seat_newcomer(player, chips)
 
     # ------------------------------------------------------------------ play requests
 

@@ -1,0 +1,246 @@
+"""Money requests of a tournament actor: register, unregister, re-enter, rebuy, add-on (T-2..T-5).
+
+Requests run one at a time, in order (a queue: a long run of refusals is a loop, not a
+recursion). Each takes the director's decision on the current state, reserves it, posts its
+moves as ONE ledger transfer (`Cashier`), and undoes the reservation if the ledger refuses
+(`insufficient_funds`: the ledger's funds check is the last word, T-4). A paid entry is seated
+at once when the tournament runs (T-5); rebuy and add-on chips go on the stack (T-4).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
+from twisted.python.failure import Failure
+
+from pokerroom.ledger import InsufficientFunds
+from tournaments.director import entries as director_entries
+from tournaments.director import errors
+from tournaments.director import registration as director_registration
+from tournaments.director.errors import DirectorError
+from tournaments.director.registration import Decision, Funding
+
+if TYPE_CHECKING:
+    from tournaments.actor import TournamentActor
+
+HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
+
+
+class EntryRequests:
+    """The money requests of `TournamentActor` (a mixin: it reads the actor's state)."""
+
+    def _init_requests(self) -> None:
+        self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
+        self._busy = False
+        self._draining = False
+
+    @inlineCallbacks
+    def _money(
+        self: TournamentActor,
+        decide: Callable[[], Decision],
+        undo: Callable[[Decision], None],
+        kind: str,
+    ):
+        """Decide on the current state, reserve it, post one transfer, undo if refused."""
+        decision = decide()
+        self.state = decision.state
+        key = self.cashier.key(decision.action, decision.player, decision.state.serial)
+        try:
+            yield self.cashier.post(decision.moves, key, kind)
+        except InsufficientFunds:
+            undo(decision)
+            raise DirectorError(errors.INSUFFICIENT_FUNDS, "not enough money") from None
+        except Exception:
+            undo(decision)
+            raise
+        return decision
+
+    def _run(self: TournamentActor, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
+        """Queue a money request; they run one at a time, in order."""
+        answer: Deferred[Decision] = Deferred()
+        self._queue.append((work, args, answer))
+        self._drain()
+        return answer
+
+    def _drain(self: TournamentActor) -> None:
+        """Run queued requests; a loop, not recursion, when they finish at once (refusals)."""
+        if self._draining:
+            return
+        self._draining = True
+        try:
+            while self._queue and not self._busy:
+                work, args, answer = self._queue.popleft()
+                self._busy = True
+                maybeDeferred(work, *args).addBoth(self._done, answer)
+        finally:
+            self._draining = False
+
+    def _done(self: TournamentActor, result: Any, answer: Deferred[Decision]) -> None:
+        """A request finished: answer it, then run the next."""
+        self._busy = False
+        if isinstance(result, Failure):
+            answer.errback(result)
+        else:
+            answer.callback(result)
+        self._drain()
+        if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
+            self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
+
+    def idle(self: TournamentActor) -> bool:
+        """No money request is queued or running."""
+        return not self._busy and not self._queue
+
+    def register(
+        self: TournamentActor, player: str, funding: Funding = Funding.CASH
+    ) -> Deferred[Decision]:
+        """T-2, T-3, T-5: register (late registration seats the player at once)."""
+        return self._run(self._register, player, funding)
+
+    @inlineCallbacks
+    def _register(self: TournamentActor, player: str, funding: Funding):
+        settings = self.settings
+
+        def decide() -> Decision:
+            return director_registration.register(
+                settings, self.state, self.director_clock(), player, funding, HUGE
+            )
+
+        def undo(decision: Decision) -> None:
+            players = dict(self.state.players)
+            players.pop(player, None)
+            self.state = replace(
+                self.state,
+                players=players,
+                entries=self.state.entries - 1,
+                collected=self.state.collected - settings.buy_in,
+            )
+
+        decision = yield self._money(decide, undo, "buy_in")
+        self._enter(player, 1, decision.chips)
+        full = settings.max_entries is not None and self.state.entries >= settings.max_entries
+        if self.config.sit_and_go and self.status == "registering" and full:
+            self.start()
+        return decision
+
+    def unregister(self: TournamentActor, player: str) -> Deferred[Decision]:
+        """T-3: buy-in and fee back, until shortly before the start."""
+        return self._run(self._unregister, player)
+
+    @inlineCallbacks
+    def _unregister(self: TournamentActor, player: str):
+        before = self.state
+
+        def decide() -> Decision:
+            return director_registration.unregister(
+                self.settings, self.state, self.director_clock(), player
+            )
+
+        def undo(decision: Decision) -> None:
+            self.state = replace(before, serial=self.state.serial)
+
+        decision = yield self._money(decide, undo, "refund")
+        self.alive.pop(player, None)
+        self.chips_issued -= self.settings.starting_stack
+        return decision
+
+    def reenter(self: TournamentActor, player: str) -> Deferred[Decision]:
+        """T-4: a new entry for a busted player, during late registration."""
+        return self._run(self._reenter, player)
+
+    @inlineCallbacks
+    def _reenter(self: TournamentActor, player: str):
+        record = self.state.players.get(player)
+
+        def decide() -> Decision:
+            return director_entries.reenter(
+                self.settings, self.state, self.director_clock(), player, HUGE
+            )
+
+        def undo(decision: Decision) -> None:
+            self._restore(player, record, entries=-1, collected=-self.settings.reentry.buy_in)
+
+        decision = yield self._money(decide, undo, "buy_in")
+        self._enter(player, decision.state.players[player].entries, decision.chips)
+        self.floor.banks.forget(player)
+        return decision
+
+    def rebuy(self: TournamentActor, player: str) -> Deferred[Decision]:
+        """T-4: the rebuy's chips (a busted player in the period is back in)."""
+        return self._run(self._rebuy, player)
+
+    @inlineCallbacks
+    def _rebuy(self: TournamentActor, player: str):
+        record = self.state.players.get(player)
+        stack = self._stack(player)
+
+        def decide() -> Decision:
+            return director_entries.rebuy(
+                self.settings, self.state, self.director_clock(), player, stack, HUGE
+            )
+
+        def undo(decision: Decision) -> None:
+            self._restore(player, record, collected=-self.settings.rebuy.buy_in)
+
+        decision = yield self._money(decide, undo, "buy_in")
+        self._chips(player, decision.chips)
+        return decision
+
+    def addon(self: TournamentActor, player: str) -> Deferred[Decision]:
+        """T-4: the add-on's chips."""
+        return self._run(self._addon, player)
+
+    @inlineCallbacks
+    def _addon(self: TournamentActor, player: str):
+        record = self.state.players.get(player)
+
+        def decide() -> Decision:
+            return director_entries.addon(
+                self.settings, self.state, self.director_clock(), player, HUGE
+            )
+
+        def undo(decision: Decision) -> None:
+            self._restore(player, record, collected=-self.settings.addon.buy_in)
+
+        decision = yield self._money(decide, undo, "buy_in")
+        self._chips(player, decision.chips)
+        return decision
+
+    def _restore(
+        self: TournamentActor, player: str, record: Any, entries: int = 0, collected: int = 0
+    ) -> None:
+        """Undo a reserved entry, rebuy or add-on whose money was refused."""
+        players = dict(self.state.players)
+        players[player] = record
+        self.state = replace(
+            self.state,
+            players=players,
+            entries=self.state.entries + entries,
+            collected=self.state.collected + collected,
+        )
+
+    def _stack(self: TournamentActor, player: str) -> int:
+        """Chips `player` has at a table now (0 when busted)."""
+        table = self.floor.table_of(player)
+        return 0 if table is None else table.stacks[player]
+
+    def _enter(self: TournamentActor, player: str, number: int, chips: int) -> None:
+        """A paid entry: alive, and seated at once if the tournament runs (T-5)."""
+        self.alive[player] = number
+        self.chips_issued += chips
+        if self.status == "running":
+            self.floor.seat_newcomer(player, chips)
+
+    def _chips(self: TournamentActor, player: str, chips: int) -> None:
+        """Rebuy or add-on chips: onto the stack, or a busted player sits again (T-4)."""
+        self.chips_issued += chips
+        table = self.floor.table_of(player) if player in self.alive else None
+        if table is not None:
+            table.add_chips(player, chips)
+            return
+        self.alive[player] = self.state.players[player].entries
+        self.results = [r for r in self.results if r.entry != player]
+        self.floor.seat_newcomer(player, chips)
