@@ -9,7 +9,9 @@ showdown). Once every bot sits (and 3 s more), the run measures for `--seconds`:
 - hands/s: distinct hands ended at all tables;
 - latency: from the moment a client sends its action to the moment the next player receives
   its `action_request` (CLOCK_MONOTONIC is shared by all processes), p50 and p99;
-- server CPU (user+system seconds per wall second) and peak RSS.
+- server CPU (user+system seconds per wall second), its CPU time per action and per hand
+  (robust to other load on the machine, unlike wall latency), and peak RSS;
+- the bot processes' CPU (seconds per wall second, all workers) and the load average.
 """
 
 from __future__ import annotations
@@ -136,11 +138,16 @@ def worker(port: int, first: int, count: int, pace: float, out: str) -> None:
 
 
 # -- orchestrator ---------------------------------------------------------------------------
-def proc_stats(pid: int) -> tuple[float, int]:
-    """(user+system CPU seconds, RSS KiB) of a process, from /proc."""
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process, from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
-    cpu = (int(fields[11]) + int(fields[12])) / ticks
+    return int(fields[11]) / ticks, int(fields[12]) / ticks
+
+
+def proc_stats(pid: int) -> tuple[float, int]:
+    """(user+system CPU seconds, RSS KiB) of a process, from /proc."""
+    cpu = sum(cpu_split(pid))
     rss = next(
         int(line.split()[1])
         for line in Path(f"/proc/{pid}/status").read_text().splitlines()
@@ -196,6 +203,9 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         time.sleep(0.5)  # registering, funding and seating everyone
     time.sleep(3.0)  # let the first hands start
     cpu0, peak = proc_stats(server.pid)
+    user0, system0 = cpu_split(server.pid)
+    bots0 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
+    load0 = os.getloadavg()[0]
     wall0 = time.monotonic()
     while time.monotonic() < wall0 + seconds:
         peak = max(peak, proc_stats(server.pid)[1])
@@ -204,6 +214,9 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
     for _, out in workers:
         Path(f"{out}.stop").write_text("")
     cpu1, rss = proc_stats(server.pid)
+    user1, system1 = cpu_split(server.pid)
+    bots1 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
+    load1 = os.getloadavg()[0]
     wall = window[1] - window[0]
     for proc, _ in workers:
         proc.wait(timeout=60)
@@ -227,14 +240,23 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         for k, t in sent.items()
         if k in asked and window[0] <= t <= window[1] and asked[k] >= t
     ]
+    acted = sum(1 for t in sent.values() if window[0] <= t <= window[1])
+    cpu = cpu1 - cpu0
     return {
         "clients": clients,
         "pace_s": pace,
         "hands_per_s": round(len(ended) / seconds, 1),
+        "actions_per_s": round(acted / wall, 1),
         "actions": len(lat),
         "p50_ms": round(percentile(lat, 0.5), 2) if lat else None,
         "p99_ms": round(percentile(lat, 0.99), 2) if lat else None,
-        "server_cpu": round((cpu1 - cpu0) / wall, 2),
+        "server_cpu": round(cpu / wall, 2),
+        "server_user_sys": [round(user1 - user0, 2), round(system1 - system0, 2)],
+        "server_cpu_ms_per_action": round(cpu * 1000 / acted, 3) if acted else None,
+        "server_cpu_ms_per_hand": round(cpu * 1000 / len(ended), 1) if ended else None,
+        "bots_cpu": round((bots1 - bots0) / wall, 2),
+        "bots_cpu_ms_per_action": round((bots1 - bots0) * 1000 / acted, 3) if acted else None,
+        "load_avg": [round(load0, 1), round(load1, 1)],
         "server_rss_mib": round(max(peak, rss) / 1024),
         "errors": errors,
         "leaks": leaks,
