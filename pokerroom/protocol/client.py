@@ -25,7 +25,7 @@ class ClientProtocol(Protocol):
 
     def __init__(self, on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.on_event = on_event or (lambda frame: None)
-        self._decoder = FrameDecoder()
+        self._decoder = FrameDecoder(strict=False)  # the server's frames are well-formed
         self._ids = itertools.count(1)
         self._waiting: dict[int, Deferred[dict[str, Any]]] = {}
         self.connected_d: Deferred[ClientProtocol] = Deferred()

@@ -18,6 +18,9 @@ from pokerroom.protocol.errors import ProtocolError
 MAX_FRAME = 64 * 1024
 NEWLINE = b"\n"
 
+#: One encoder for every frame: `json.dumps` with options builds a new encoder per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed")
@@ -33,8 +36,12 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def decode_frame(line: bytes) -> dict[str, Any]:
-    """Parse one frame's bytes (newline removed) into a dict, or raise `bad_frame`."""
+def decode_frame(line: bytes, strict: bool = True) -> dict[str, Any]:
+    """Parse one frame's bytes (newline removed) into a dict, or raise `bad_frame`.
+
+    `strict` (the server's side) also refuses duplicate keys and NaN/Infinity; a client,
+    which trusts the server's encoder, may pass False for a faster plain parse.
+    """
     if line.endswith(b"\r"):
         line = line[:-1]
     try:
@@ -42,7 +49,12 @@ def decode_frame(line: bytes) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ProtocolError(errors.BAD_FRAME, "frame is not valid UTF-8") from None
     try:
-        value = json.loads(text, object_pairs_hook=_unique_object, parse_constant=_reject_constant)
+        if strict:
+            value = json.loads(
+                text, object_pairs_hook=_unique_object, parse_constant=_reject_constant
+            )
+        else:
+            value = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(errors.BAD_FRAME, f"frame is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
@@ -52,18 +64,18 @@ def decode_frame(line: bytes) -> dict[str, Any]:
 
 def encode_frame(message: dict[str, Any]) -> bytes:
     """Serialise one message as a compact JSON line; refuse one larger than MAX_FRAME."""
-    data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    raw = data.encode("utf-8")
+    raw = _ENCODER.encode(message).encode("utf-8")
     if len(raw) > MAX_FRAME:
         raise ValueError(f"outbound frame of {len(raw)} bytes exceeds {MAX_FRAME}")
     return raw + NEWLINE
 
 
 class FrameDecoder:
-    """Reassembles frames from a byte stream split anywhere."""
+    """Reassembles frames from a byte stream split anywhere (`strict`: see `decode_frame`)."""
 
-    def __init__(self, max_frame: int = MAX_FRAME) -> None:
+    def __init__(self, max_frame: int = MAX_FRAME, *, strict: bool = True) -> None:
         self.max_frame = max_frame
+        self.strict = strict
         self._buffer = bytearray()
 
     @property
@@ -87,7 +99,7 @@ class FrameDecoder:
             if not line.strip():
                 continue  # blank lines are allowed between frames and ignored
             try:
-                frames.append(decode_frame(line))
+                frames.append(decode_frame(line, self.strict))
             except ProtocolError as exc:
                 frames.append(exc)
         del self._buffer[:start]
