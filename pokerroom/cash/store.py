@@ -310,10 +310,15 @@ def start_hand(
 
 def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
     """Rewrite these seats' rows; rows of seats being taken or left meanwhile stay as they are."""
-    for row in seats:
-        delete_seat(conn, table_id, row.seat)
-    if seats:
-        conn.execute(sa.insert(cash_seats), [_seat_values(table_id, r) for r in seats])
+    if not seats:
+        return
+    numbers = [row.seat for row in seats]
+    conn.execute(  # one statement for the seats of the hand, not one per seat
+        sa.delete(cash_seats).where(
+            cash_seats.c.table_id == table_id, cash_seats.c.seat.in_(numbers)
+        )
+    )
+    conn.execute(sa.insert(cash_seats), [_seat_values(table_id, r) for r in seats])
 
 
 def _mark_settled(
