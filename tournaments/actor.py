@@ -154,7 +154,10 @@ class TournamentActor(EntryRequests):
         self.status = "cancelled"
         if self._start_call is not None and self._start_call.active():
             self._start_call.cancel()
-        return self.payouts.cancel_refunds()
+        refunds = self.payouts.cancel_refunds()
+        if self.on_end is not None:
+            self.on_end(self)
+        return refunds
 
     # ------------------------------------------------------------------ knockouts and the end
 

@@ -157,6 +157,29 @@ class TournamentDesk(Players):
             },
         )
 
+    def ended(self, actor: TournamentActor) -> None:
+        """`tournament_results` (T-8) or `tournament_cancelled` (T-1) to everyone registered."""
+        players = sorted(actor.state.players)
+        if actor.status == "cancelled":
+            message: dict[str, Any] = {
+                "type": "tournament_cancelled",
+                "tournament_id": actor.tid,
+                "reason": "too few entries at the start",
+            }
+        else:
+            results = sorted(actor.results, key=lambda r: (r.place, r.entry))
+            message = {
+                "type": "tournament_results",
+                "tournament_id": actor.tid,
+                "prize_pool": actor.payouts.pool_total,
+                "results": [
+                    {"player": r.entry, "place": r.place, "tied": r.tied, "prize": r.prize}
+                    for r in results
+                ],
+            }
+        for player in players:
+            self.hub.send(player, message)
+
     def for_tournament(self, tournament_id: str) -> TournamentPlayers:
         """The `Players` of one tournament's actor: messages name the tournament."""
         return TournamentPlayers(self, tournament_id)

@@ -172,6 +172,9 @@ class TournamentScheduler(Service):
         return actor
 
     def _ended(self, actor: TournamentActor) -> None:
-        """A tournament ended: keep it for the lobby's results."""
+        """A tournament ended or was cancelled: keep it for the lobby; tell its players."""
         self.actors.pop(actor.tid, None)
         self.finished[actor.tid] = actor
+        ended = getattr(self.players, "ended", None)
+        if ended is not None:
+            ended(actor)

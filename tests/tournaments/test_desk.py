@@ -82,6 +82,8 @@ def test_register_and_play_a_sit_and_go_through_the_protocol(room: Room):
         ]
         assert sorted(m["place"] for m in finishes) == [1, 2, 3]
         assert sum(m["prize"] for m in finishes) == 300
+        (results,) = [m for m in clients.inbox["ann"] if m["type"] == "tournament_results"]
+        assert [r["place"] for r in results["results"]] == [1, 2, 3]  # T-8, to every player
         requests = clients.inbox["ann"]
         assert any(m["type"] == "tournament_action_request" for m in requests)
         assert all(len(m.get("hole_cards", [1, 2])) == 2 for m in requests)  # own cards only

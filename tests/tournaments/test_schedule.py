@@ -86,3 +86,17 @@ def test_serve_runs_the_schedule_after_the_ledger(tmp_path: Path):
     room = RoomService(Clock(), url, load_settings(), schedule=load_schedule())
     assert [service.name for service in room] == ["ledger", "accounts", "tournaments"]
     room.ledger.engine.dispose()
+
+
+def test_an_mtt_without_players_is_cancelled_and_leaves_the_lobby(room: Room):
+    """T-1: too few entries at the start: cancelled, refunded, and kept among the finished."""
+    scheduler = TournamentScheduler(room.clock, room.ledger, [HOURLY])
+    scheduler.startService()
+    try:
+        room.clock.advance(600)
+        tid = f"hourly-{int(START + 1800)}"
+        assert tid in scheduler.actors
+        room.clock.advance(1200)
+        assert tid not in scheduler.actors and scheduler.finished[tid].status == "cancelled"
+    finally:
+        scheduler.stopService()
