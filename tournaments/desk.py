@@ -57,7 +57,8 @@ class TournamentDesk(Players):
             return {"status": self.status(actor)}
         if name == "tournament_register":
             funding = Funding(args.get("funding", "cash"))
-            return actor.register(player, funding).addCallback(_granted)
+            ticket = args.get("ticket_id", "")
+            return actor.register(player, funding, ticket).addCallback(_granted)
         if name == "tournament_unregister":
             return actor.unregister(player).addCallback(lambda _: {"refunded": True})
         if name == "tournament_reenter":

@@ -95,18 +95,21 @@ class EntryRequests:
         return not self._busy and not self._queue
 
     def register(
-        self: TournamentActor, player: str, funding: Funding = Funding.CASH
+        self: TournamentActor, player: str, funding: Funding = Funding.CASH, ticket_id: str = ""
     ) -> Deferred[Decision]:
-        """T-2, T-3, T-5: register (late registration seats the player at once)."""
-        return self._run(self._register, player, funding)
+        """T-2, T-3, T-5: register (late registration seats the player at once).
+
+        With a ticket (T-3, T-16) the entry is paid from the ticket's ledger account.
+        """
+        return self._run(self._register, player, funding, ticket_id)
 
     @inlineCallbacks
-    def _register(self: TournamentActor, player: str, funding: Funding):
+    def _register(self: TournamentActor, player: str, funding: Funding, ticket_id: str):
         settings = self.settings
 
         def decide() -> Decision:
             return director_registration.register(
-                settings, self.state, self.director_clock(), player, funding, HUGE
+                settings, self.state, self.director_clock(), player, funding, HUGE, ticket_id
             )
 
         def undo(decision: Decision) -> None:

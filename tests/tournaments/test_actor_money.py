@@ -15,7 +15,7 @@ from tests.tournaments.actor_harness import USD, Room
 from tournaments.actor import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.errors import DirectorError
-from tournaments.director.registration import LateClose
+from tournaments.director.registration import Funding, LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.satellite import SatelliteTarget
 from tournaments.simulation import START, Bots
@@ -233,3 +233,15 @@ def test_satellite_ends_at_its_seats_and_pays_them_as_registrations_or_tdollars(
     assert room.pool("sat") == 0 and room.check()
     duplicates = 2 if already_in else 0  # the seat's fee part goes to the house fees
     assert room.fees() == (10 * FEE) + already_in * 300 + duplicates * 300 + (2 - duplicates) * 300
+
+
+def test_ticket_entry_is_paid_from_the_ticket_and_cannot_be_unregistered(room: Room):
+    """T-3: an entry by ticket is paid from the ticket; unregistering it is refused."""
+    ticket = AccountRef(AccountKind.TICKET, "tk-1", USD)
+    room.fund(ticket, BUY_IN + FEE)
+    actor = room.actor(config("tix"))
+    room.wait(actor.register("tia", Funding.TICKET, "tk-1"))
+    assert room.balance(ticket) == 0 and room.pool("tix") == BUY_IN and room.fees() == FEE
+    error = room.failure(actor.unregister("tia"))
+    assert isinstance(error, DirectorError) and error.code == "ticket_not_refundable"
+    assert room.check()
