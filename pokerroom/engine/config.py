@@ -47,7 +47,8 @@ class HandConfig:
             raise errors.EngineError(errors.BAD_CONFIG, "too many players for one deck")
         for name in ("blinds_or_straddles", "antes", "live_posts", "dead_posts"):
             values = getattr(self, name)
-            if values and len(values) != n:
+            # Only the positional blinds are required (zeros where none); the rest may be empty.
+            if (values or name == "blinds_or_straddles") and len(values) != n:
                 raise errors.EngineError(
                     errors.BAD_CONFIG, f"{name} must have one entry per player"
                 )

@@ -156,6 +156,8 @@ def test_dealing_a_card_twice_or_a_bad_card_is_refused() -> None:
         {"starting_stacks": (100,)},
         {"starting_stacks": (100, -1)},
         {"starting_stacks": (100, 100), "blinds_or_straddles": (1,)},
+        {"starting_stacks": (100, 100), "blinds_or_straddles": ()},
+        {"starting_stacks": (100, 100), "antes": (1, True)},
         {"starting_stacks": (100, 100), "min_bet": 0},
     ],
 )
