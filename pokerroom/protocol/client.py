@@ -16,6 +16,7 @@ from twisted.internet.protocol import Protocol
 from twisted.python.failure import Failure
 
 from pokerroom.protocol import errors
+from pokerroom.protocol.direct import write_now
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.framing import FrameDecoder, encode_frame
 
@@ -71,5 +72,5 @@ class ClientProtocol(Protocol):
         request_id = next(self._ids)
         d: Deferred[dict[str, Any]] = Deferred()
         self._waiting[request_id] = d
-        self.transport.write(encode_frame({"type": kind, "id": request_id, **fields}))  # type: ignore[union-attr]
+        write_now(self.transport, encode_frame({"type": kind, "id": request_id, **fields}))
         return d

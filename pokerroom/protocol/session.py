@@ -23,6 +23,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
+from pokerroom.protocol.direct import write_now
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import goodbye, ok
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
@@ -252,7 +253,7 @@ class RoomSession(Protocol):
             return
         self._last_out = self.clock.seconds()
         if not self._paused:
-            self.transport.write(frame)
+            write_now(self.transport, frame)
             return
         self._outbox.append(frame)
         if len(self._outbox) > self.settings.outbound_queue_max:
