@@ -131,6 +131,24 @@ def escrow(table_id: str, player_id: str, currency: str) -> AccountRef:
     return AccountRef(AccountKind.SEAT_ESCROW, f"{table_id}/{player_id}", currency)
 
 
+# Statements of the per-hand path, built once: building and keying a Core statement on
+# every call cost the single writer thread (and the GIL it shares with the reactor) more
+# than executing it.
+_INSERT_HAND = sa.insert(cash_hands)
+_INSERT_SEATS = sa.insert(cash_seats)
+_DELETE_SEATS = sa.delete(cash_seats).where(
+    cash_seats.c.table_id == sa.bindparam("seats_table"),
+    cash_seats.c.seat.in_(sa.bindparam("seats_numbers", expanding=True)),
+)
+_UPDATE_HAND = sa.update(cash_hands).where(cash_hands.c.id == sa.bindparam("hand_key"))
+_RAKE_OF_HAND = sa.select(cash_hand_rake.c.player_id).where(
+    cash_hand_rake.c.hand_id == sa.bindparam("hand_key")
+)
+_INSERT_RAKE = sa.insert(cash_hand_rake)
+_INSERT_HISTORY = sa.insert(cash_hand_histories)
+_INSERT_HAND_PLAYERS = sa.insert(cash_hand_players)
+
+
 def settlement_key(hand_id: str) -> str:
     """The idempotency key of a hand's one settlement transfer."""
     return f"hand:{hand_id}"
@@ -293,7 +311,7 @@ def start_hand(
 
     def work(conn: Connection) -> None:
         conn.execute(
-            sa.insert(cash_hands),
+            _INSERT_HAND,
             {
                 "id": hand_id,
                 "table_id": table_id,
@@ -313,12 +331,9 @@ def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
     if not seats:
         return
     numbers = [row.seat for row in seats]
-    conn.execute(  # one statement for the seats of the hand, not one per seat
-        sa.delete(cash_seats).where(
-            cash_seats.c.table_id == table_id, cash_seats.c.seat.in_(numbers)
-        )
-    )
-    conn.execute(sa.insert(cash_seats), [_seat_values(table_id, r) for r in seats])
+    # one statement for the seats of the hand, not one per seat
+    conn.execute(_DELETE_SEATS, {"seats_table": table_id, "seats_numbers": numbers})
+    conn.execute(_INSERT_SEATS, [_seat_values(table_id, r) for r in seats])
 
 
 def _mark_settled(
@@ -328,27 +343,25 @@ def _mark_settled(
     now_ms: int | None,
     history: HistoryIn | None = None,
 ) -> None:
-    values: dict[str, Any] = {"status": SETTLED, "result": dict(result)}
+    values: dict[str, Any] = {"hand_key": hand_id, "status": SETTLED, "result": dict(result)}
     if now_ms is not None:
         values["ended_at_ms"] = now_ms
-    conn.execute(sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(**values))
+    conn.execute(_UPDATE_HAND, values)
     shares = {p: a for p, a in dict(result.get("rake_by_player", {})).items() if a}
-    existing = conn.execute(
-        sa.select(cash_hand_rake.c.player_id).where(cash_hand_rake.c.hand_id == hand_id)
-    ).first()
+    existing = conn.execute(_RAKE_OF_HAND, {"hand_key": hand_id}).first()
     if shares and existing is None:
         conn.execute(
-            sa.insert(cash_hand_rake),
+            _INSERT_RAKE,
             [{"hand_id": hand_id, "player_id": p, "amount": a} for p, a in shares.items()],
         )
     if history is not None and now_ms is not None:
         table_id, players, fields = history
         conn.execute(
-            sa.insert(cash_hand_histories),
+            _INSERT_HISTORY,
             {"hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms, "history": fields},
         )
         conn.execute(
-            sa.insert(cash_hand_players),
+            _INSERT_HAND_PLAYERS,
             [
                 {"player_id": p, "hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms}
                 for p in dict.fromkeys(players)
