@@ -11,7 +11,9 @@ showdown). Once every bot sits (and 3 s more), the run measures for `--seconds`:
   its `action_request` (CLOCK_MONOTONIC is shared by all processes), p50 and p99;
 - server CPU (user+system seconds per wall second), its CPU time per action and per hand
   (robust to other load on the machine, unlike wall latency), and peak RSS;
-- the bot processes' CPU (seconds per wall second, all workers) and the load average.
+- the bot processes' CPU (seconds per wall second, all workers) and the load average;
+- runqueue wait: seconds per wall second the server's (the bots') threads were ready to run
+  but waited for a CPU (/proc/PID/task/*/schedstat), i.e. how oversubscribed the cores were.
 """
 
 from __future__ import annotations
@@ -145,6 +147,17 @@ def cpu_split(pid: int) -> tuple[float, float]:
     return int(fields[11]) / ticks, int(fields[12]) / ticks
 
 
+def runqueue_wait(pid: int) -> float:
+    """Seconds the process's threads spent runnable but waiting for a CPU (schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):  # a thread that ended meanwhile
+            continue
+    return total / 1e9
+
+
 def proc_stats(pid: int) -> tuple[float, int]:
     """(user+system CPU seconds, RSS KiB) of a process, from /proc."""
     cpu = sum(cpu_split(pid))
@@ -205,6 +218,8 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
     cpu0, peak = proc_stats(server.pid)
     user0, system0 = cpu_split(server.pid)
     bots0 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
+    wait0 = runqueue_wait(server.pid)
+    bots_wait0 = sum(runqueue_wait(proc.pid) for proc, _ in workers)
     load0 = os.getloadavg()[0]
     wall0 = time.monotonic()
     while time.monotonic() < wall0 + seconds:
@@ -216,6 +231,8 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
     cpu1, rss = proc_stats(server.pid)
     user1, system1 = cpu_split(server.pid)
     bots1 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
+    wait1 = runqueue_wait(server.pid)
+    bots_wait1 = sum(runqueue_wait(proc.pid) for proc, _ in workers)
     load1 = os.getloadavg()[0]
     wall = window[1] - window[0]
     for proc, _ in workers:
@@ -254,7 +271,9 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         "server_user_sys": [round(user1 - user0, 2), round(system1 - system0, 2)],
         "server_cpu_ms_per_action": round(cpu * 1000 / acted, 3) if acted else None,
         "server_cpu_ms_per_hand": round(cpu * 1000 / len(ended), 1) if ended else None,
+        "server_runqueue_wait": round((wait1 - wait0) / wall, 2),
         "bots_cpu": round((bots1 - bots0) / wall, 2),
+        "bots_runqueue_wait": round((bots_wait1 - bots_wait0) / wall, 2),
         "bots_cpu_ms_per_action": round((bots1 - bots0) * 1000 / acted, 3) if acted else None,
         "load_avg": [round(load0, 1), round(load1, 1)],
         "server_rss_mib": round(max(peak, rss) / 1024),
