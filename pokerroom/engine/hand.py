@@ -68,7 +68,6 @@ class Hand:
         self.short_all_ins: list[int] = []
         self.to_act: list[int] = []
         self.last_aggressor = -1
-        self.saw_flop = False
         self.showdown_done = False
         self._post_forced_bets()
         if deck is not None:
@@ -178,8 +177,6 @@ class Hand:
 
     def _give_board(self, cards: tuple[str, ...]) -> None:
         self.street += 1
-        if self.street == 1:
-            self.saw_flop = True
         self.board.extend(cards)
         self.seen.update(cards)
         self.log.append(ev.BoardDealt(self.street, cards))
@@ -607,7 +604,7 @@ class Hand:
         contrib = self.contrib
         cfg = self.config
         rake = 0
-        if cfg.rake_bps and (self.saw_flop or cfg.rake_without_flop):
+        if cfg.rake_bps and (self.street > 0 or cfg.rake_without_flop)  # no flop, no drop:
             rake = rake_for(sum(contrib), cfg.rake_bps, cfg.rake_cap)
         pots = self._pots()
         pot_rakes = apportion(rake, [p.amount for p in pots]) if rake else [0] * len(pots)
