@@ -604,7 +604,7 @@ class Hand:
         contrib = self.contrib
         cfg = self.config
         rake = 0
-        if cfg.rake_bps and (self.street > 0 or cfg.rake_without_flop)  # no flop, no drop:
+        if cfg.rake_bps and (self.street > 0 or cfg.rake_without_flop):  # no flop, no drop
             rake = rake_for(sum(contrib), cfg.rake_bps, cfg.rake_cap)
         pots = self._pots()
         pot_rakes = apportion(rake, [p.amount for p in pots]) if rake else [0] * len(pots)
