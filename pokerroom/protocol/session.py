@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import Factory, Protocol
 from twisted.python.failure import Failure
@@ -141,11 +141,22 @@ class RoomSession(Protocol):
                 self.send(exc.to_message(None))
                 continue
             self._in_flight += 1
-            d = maybeDeferred(self._dispatch, frame)
-            d.addCallbacks(
+            try:
+                result = self._dispatch(frame)
+            except BaseException:  # as maybeDeferred would: the error becomes the answer
+                result = fail()
+            if isinstance(result, Failure):
+                result = fail(result)
+            if not isinstance(result, Deferred):  # answered at once (an `act`): no Deferred
+                try:
+                    self._answer_ok(result, request_id, frame)
+                finally:
+                    self._in_flight -= 1
+                continue
+            result.addCallbacks(
                 self._answer_ok, self._answer_error, (request_id, frame), None, (request_id,)
             )
-            d.addBoth(self._done)
+            result.addBoth(self._done)
 
     def _answer_ok(self, result: dict[str, Any] | None, request_id: object, frame: dict) -> None:
         try:

@@ -42,6 +42,11 @@ def fit_histories(hands: list[str]) -> dict[str, Any]:
     return {"hands": kept, "truncated": len(kept) < len(hands)}
 
 
+def _as_answer(result: Any) -> dict[str, Any]:
+    """An actor's result as the `ok` answer's `result`: its dict, or an empty one."""
+    return result if isinstance(result, dict) else {}
+
+
 class Lobby:
     """Routes requests of logged-in players; counts each player's open tables (C-1)."""
 
@@ -205,25 +210,34 @@ class Lobby:
 
         return d.addBoth(done).addCallback(lambda r: r if isinstance(r, dict) else {})
 
-    def _route(self, table_id: str, method: str, *args: Any) -> Deferred[dict]:
-        d = maybeDeferred(getattr(self._actor(table_id), method), *args)
-        return d.addCallback(lambda result: result if isinstance(result, dict) else {})
+    def _route(self, table_id: str, method: str, *args: Any) -> dict | Deferred[dict]:
+        """Call the actor; a synchronous answer (an `act`) is returned as is, without a Deferred.
 
-    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> Deferred:
+        The session runs this inside `maybeDeferred`, so an exception still becomes the error
+        answer; skipping a second Deferred per action matters under load (PERFORMANCE.md).
+        """
+        result = getattr(self._actor(table_id), method)(*args)
+        if isinstance(result, Deferred):
+            return result.addCallback(_as_answer)
+        return _as_answer(result)
+
+    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> dict | Deferred:
         return self._route(table_id, "top_up", player.name, amount)
 
-    def _on_sit_out(self, player: Player, kind: str, table_id: str) -> Deferred:
+    def _on_sit_out(self, player: Player, kind: str, table_id: str) -> dict | Deferred:
         return self._route(table_id, "sit_out", player.name)
 
-    def _on_sit_in(self, player: Player, kind: str, table_id: str, post: bool = True) -> Deferred:
+    def _on_sit_in(
+        self, player: Player, kind: str, table_id: str, post: bool = True
+    ) -> dict | Deferred:
         return self._route(table_id, "sit_in", player.name, post)
 
     def _on_act(
         self, player: Player, kind: str, table_id: str, action: str, amount: int | None = None
-    ) -> Deferred:
+    ) -> dict | Deferred:
         return self._route(table_id, "act", player.name, action, amount)
 
-    def _on_leave(self, player: Player, kind: str, table_id: str) -> Deferred:
+    def _on_leave(self, player: Player, kind: str, table_id: str) -> dict | Deferred:
         return self._route(table_id, "leave", player.name)
 
     def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred:
