@@ -10,6 +10,7 @@ Server-to-client messages are in `pokerroom.protocol.events`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -72,6 +73,12 @@ class Request:
         return self.message.name
 
 
+@functools.cache
+def _allowed_keys(message: type[Message]) -> frozenset[str]:
+    """The keys a request of this message may carry: the envelope and its fields."""
+    return ENVELOPE_KEYS | {field.name for field in message.fields}
+
+
 def parse_request(frame: dict[str, Any]) -> Request:
     """Validate a decoded frame against its message; raise ProtocolError naming the problem."""
     request_id = check_request_id(frame.get("id"))
@@ -85,8 +92,7 @@ def parse_request(frame: dict[str, Any]) -> Request:
             errors.IDENTITY_NOT_ALLOWED,
             f"{sorted(claimed)[0]!r}: a request acts for the logged-in player only",
         )
-    known = {field.name: field for field in message.fields}
-    extra = set(frame) - ENVELOPE_KEYS - set(known)
+    extra = frame.keys() - _allowed_keys(message)
     if extra:
         raise ProtocolError(errors.UNKNOWN_FIELD, f"{message.name} has no field {min(extra)!r}")
     args: dict[str, Any] = {}

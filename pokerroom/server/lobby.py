@@ -95,7 +95,7 @@ class Lobby:
 
     def _audience(self, table_id: str) -> set[str]:
         actor = self.tables.get(table_id)
-        return set(actor.audience) if actor is not None else set()
+        return actor.audience if actor is not None else set()  # the actor builds a new set
 
     def _actor(self, table_id: str) -> Any:
         actor = self.tables.get(table_id)
