@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 import structlog
@@ -148,7 +149,7 @@ def _rmtree(folder: Path) -> None:
     folder.rmdir()
 
 
-async def bench_one(reactor, label: str, url: str, args: argparse.Namespace) -> list[str]:
+async def bench_one(reactor: Any, label: str, url: str, args: argparse.Namespace) -> list[str]:
     """Run every workload on one database, interleaved round by round; return table rows.
 
     Disk flush latency drifts a lot on a shared machine, so bare and api chunks alternate
@@ -192,7 +193,7 @@ async def bench_one(reactor, label: str, url: str, args: argparse.Namespace) -> 
     return rows
 
 
-async def main(reactor, args: argparse.Namespace) -> None:
+async def main(reactor: Any, args: argparse.Namespace) -> None:
     """Benchmark each requested database and print one table."""
     print(
         f"python {sys.version.split()[0]}, sqlalchemy {sa.__version__}; "

@@ -20,6 +20,7 @@ APPEND_ONLY = ("journal", "postings")
 
 
 def upgrade() -> None:
+    """Create this revision's tables."""
     op.create_table(
         "accounts",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
@@ -79,6 +80,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop this revision's tables."""
     _drop_append_only_triggers()
     op.drop_index("ix_postings_account_id_id", table_name="postings")
     op.drop_index("ix_postings_journal_id", table_name="postings")

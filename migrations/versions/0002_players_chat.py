@@ -17,6 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    """Create this revision's tables."""
     op.create_table(
         "players",
         sa.Column("name", sa.String(20), nullable=False),
@@ -56,6 +57,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop this revision's tables."""
     op.drop_index("ix_chat_mutes_player", table_name="chat_mutes")
     op.drop_table("chat_mutes")
     op.drop_index("ix_chat_lines_player_at_ms", table_name="chat_lines")

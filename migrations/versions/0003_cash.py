@@ -18,6 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    """Create this revision's tables."""
     op.create_table(
         "cash_hands",
         sa.Column("id", sa.String(80), nullable=False),
@@ -97,6 +98,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop this revision's tables."""
     op.drop_table("cash_missed_blinds")
     op.drop_table("cash_rathole")
     op.drop_index("ix_cash_blocks_player_stakes", table_name="cash_blocks")

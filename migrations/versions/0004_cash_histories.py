@@ -17,6 +17,7 @@ depends_on = None
 
 
 def upgrade() -> None:
+    """Create this revision's tables."""
     op.create_table(
         "cash_hand_histories",
         sa.Column("hand_id", sa.String(80), nullable=False),
@@ -39,6 +40,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop this revision's tables."""
     op.drop_index("ix_cash_hand_players_player_ended", table_name="cash_hand_players")
     op.drop_table("cash_hand_players")
     op.drop_table("cash_hand_histories")

@@ -267,6 +267,7 @@ def _return_orphans(
 
 
 def delete_seat(conn: Connection, table_id: str, seat: int) -> None:
+    """Forget a seat row (its player stood up)."""
     conn.execute(
         sa.delete(cash_seats).where(cash_seats.c.table_id == table_id, cash_seats.c.seat == seat)
     )

@@ -7,8 +7,10 @@ written in the ledger's thread pool (ARCHITECTURE rule 7). Every method returns 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -114,11 +116,11 @@ class PlayerAccounts(Service):
         super().stopService()
         self._pool.stop()
 
-    def _in_pool(self, fn, *args) -> Deferred:  # type: ignore[no-untyped-def]
+    def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Deferred[Any]:
         return deferToThreadPool(self._reactor, self._pool, fn, *args)  # type: ignore[arg-type]
 
     @inlineCallbacks
-    def register(self, name: str, password: str):  # type: ignore[no-untyped-def]
+    def register(self, name: str, password: str) -> Generator[Deferred[Any], Any, Player]:
         """Create a player; fires with the Player. bad_name, weak_password, name_taken."""
         if not PLAYER_NAME_RE.match(name):
             raise ProtocolError(errors.BAD_NAME, "a name is 3 to 20 of a-z, 0-9 and _")
@@ -131,7 +133,7 @@ class PlayerAccounts(Service):
         return Player(name, False)
 
     @inlineCallbacks
-    def login(self, name: str, password: str):  # type: ignore[no-untyped-def]
+    def login(self, name: str, password: str) -> Generator[Deferred[Any], Any, Player]:
         """Check the password; fires with the Player or fails with bad_credentials."""
         found = yield self.ledger.run(_find_player, name)
         stored, is_moderator = found if found else (self._dummy_hash, False)
@@ -151,7 +153,7 @@ class PlayerAccounts(Service):
             return False
 
     @inlineCallbacks
-    def balance(self, player: str, currency: str):  # type: ignore[no-untyped-def]
+    def balance(self, player: str, currency: str) -> Generator[Deferred[Any], Any, int]:
         """The wallet balance in cents (0 for a wallet never funded)."""
         try:
             account = yield self.ledger.balance(wallet(player, currency))
@@ -160,7 +162,9 @@ class PlayerAccounts(Service):
         return account.balance
 
     @inlineCallbacks
-    def deposit(self, player: str, amount: int, currency: str, key: str | None = None):  # type: ignore[no-untyped-def]
+    def deposit(
+        self, player: str, amount: int, currency: str, key: str | None = None
+    ) -> Generator[Deferred[Any], Any, int]:
         """Dev only: move `amount` from `external` into the wallet; fires with the balance.
 
         The idempotency key is `deposit:<player>:<key>`: the same key never pays twice (P-2).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +92,9 @@ class Bot:
         self.report.errors.append(f"{self.name} {what}: {code}")
 
     @inlineCallbacks
-    def run(self, endpoint: Any, pick: Callable[[list[dict[str, Any]]], dict[str, Any]]):  # type: ignore[no-untyped-def]
+    def run(
+        self, endpoint: Any, pick: Callable[[list[dict[str, Any]]], dict[str, Any]]
+    ) -> Generator[Deferred[Any], Any, None]:
         """Connect, log in, fund, sit; fires when the bot has left and disconnected."""
         yield connectProtocol(endpoint, self.client)
         c = self.client
