@@ -9,6 +9,7 @@ stops the tables and finally the ledger.
 
 from __future__ import annotations
 
+import gc
 import secrets
 from collections.abc import Sequence
 from typing import Any
@@ -134,6 +135,11 @@ class RoomService(MultiService):
             self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )
         self._purge.start(TOKEN_PURGE_SECONDS, now=False)
+        # What exists now (modules, SQLAlchemy, the hand-rank tables, the actors) lives as long
+        # as the process: keep it out of the cyclic collector's full passes, which otherwise
+        # stall the reactor for about 100 ms each under load (PERFORMANCE.md, "Server").
+        gc.collect()
+        gc.freeze()
         address = self.listening.getHost()
         log.info("listening", host=address.host, port=address.port, tables=len(actors))
         return self.listening
@@ -147,6 +153,7 @@ class RoomService(MultiService):
         if self._purge.running:
             self._purge.stop()
         self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
+        gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():
             actor.close()
         d = DeferredList(waits)
