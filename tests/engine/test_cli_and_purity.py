@@ -1,15 +1,13 @@
-"""The `replay` and `simulate` commands' exact output, and the engine's purity (ARCH rule 1)."""
+"""The `replay` and `simulate` commands' exact output (purity: tests/test_purity.py)."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from pokerroom.cli import main
-from tests.engine.conftest import REPO
 
 ONE_HAND = """variant = 'NT'
 antes = [0, 0, 0]
@@ -98,21 +96,3 @@ def test_simulate_is_deterministic_for_a_seed() -> None:
     second = json.loads(CliRunner().invoke(main, args).output)
     for key in ("hands", "showdowns", "side_pots"):
         assert first[key] == second[key]
-
-
-FORBIDDEN = {"twisted", "sqlalchemy", "structlog", "time", "random", "socket", "asyncio", "os"}
-
-
-def test_engine_imports_no_io_clock_or_global_random() -> None:
-    """ARCH rule 1: the engine is pure."""
-    for path in (REPO / "pokerroom" / "engine").glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            else:
-                continue
-            for name in names:
-                assert name.split(".")[0] not in FORBIDDEN, f"{path.name} imports {name}"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,28 +23,12 @@ from tournaments.director.structure import (
 )
 from tournaments.templates import load_structures, structure_from_mapping
 
-DIRECTOR = Path(__file__).resolve().parents[2] / "tournaments" / "director"
-FORBIDDEN = {"twisted", "sqlalchemy", "structlog", "time", "random", "datetime", "os", "socket"}
 T0 = 1_800_000_000 - 1_800_000_000 % 3600  # an exact hour, UTC
 
 
 def ladder(n: int = 6, minutes: int = 10) -> tuple[Level, ...]:
     """`n` rising levels of `minutes` each."""
     return tuple(Level(10 * (i + 1), 20 * (i + 1), 0, minutes * 60) for i in range(n))
-
-
-def test_director_imports_no_io_clock_or_global_random() -> None:
-    """ARCH rule 1: the director is pure (parsed imports)."""
-    for path in DIRECTOR.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                names = [node.module or ""]
-            else:
-                continue
-            for name in names:
-                assert name.split(".")[0] not in FORBIDDEN, f"{path.name} imports {name}"
 
 
 def test_levels_follow_one_another_and_the_last_lasts() -> None:
