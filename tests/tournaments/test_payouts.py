@@ -42,6 +42,14 @@ def test_t7_every_field_from_2_to_10000_sums_exactly_and_never_increases() -> No
         check_table(entries, entries * 92 + 7, config)  # 0.92 buy-in (T-2) and an odd 7 cents
 
 
+def test_t6_min_cash_is_at_least_one_and_a_half_entries_in_every_field() -> None:
+    """T-6: above the fixed small tables, the last paid place gets at least 1.5 average entries."""
+    for entries in (10, 50, 100, 500, 1_000, 5_000, 10_000):
+        pool = entries * 92
+        table = prize_table(entries, pool)
+        assert table.prize(table.paid_places) * entries >= pool * 15 // 10 - entries
+
+
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(
     entries=st.integers(2, 10_000),

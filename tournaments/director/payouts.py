@@ -45,6 +45,7 @@ class PayoutSettings:
     paid_share_bps: int = 1500  # share of the entries paid, above the small fields
     first_share_bps: int = 2000  # first place's share of the pool in big fields
     min_exponent: float = 1.0  # small paid fields are never flatter than 1/i
+    min_cash_bps: int = 15_000  # the last paid place gets at least 1.5x an average entry's share
     leftover: Leftover = Leftover.TOP_PLACES
     # fixed tables for small fields: (largest field, shares by place in bps)
     small_fields: tuple[tuple[int, tuple[int, ...]], ...] = (
@@ -56,6 +57,8 @@ class PayoutSettings:
     def __post_init__(self) -> None:
         if not 0 < self.paid_share_bps <= BPS or not 0 < self.first_share_bps <= BPS:
             raise DirectorError(BAD_PAYOUT_SETTINGS, "shares must lie in (0, 10000] bps")
+        if self.min_cash_bps < 0:
+            raise DirectorError(BAD_PAYOUT_SETTINGS, "min_cash_bps must not be negative")
         if self.min_exponent < 0:
             raise DirectorError(BAD_PAYOUT_SETTINGS, "min_exponent must not be negative")
         for _, shares in self.small_fields:
@@ -101,7 +104,10 @@ def prize_table(entries: int, pool: int, settings: PayoutSettings = PayoutSettin
     if places == 0 or pool == 0:
         return PrizeTable(pool, (), pool)
     weights = _fixed_weights(entries, settings) or _power_weights(
-        places, settings.first_share_bps, settings.min_exponent
+        places,
+        settings.first_share_bps,
+        settings.min_exponent,
+        _min_cash_share(entries, places, settings.min_cash_bps),
     )
     return _allocate(pool, weights, settings.leftover)
 
@@ -129,11 +135,24 @@ def _allocate(pool: int, weights: tuple[int, ...], leftover: Leftover) -> PrizeT
     return PrizeTable(pool, tuple(amounts), rest)
 
 
+def _min_cash_share(entries: int, places: int, min_cash_bps: int) -> float:
+    """Each paid place's guaranteed share of the pool: a multiple of an average entry's share,
+    never more than half the pool over all paid places (so the top still pays out of line)."""
+    return min(min_cash_bps / BPS / entries, 0.5 / places)
+
+
 @lru_cache(maxsize=4096)
-def _power_weights(places: int, first_bps: int, min_exponent: float) -> tuple[int, ...]:
-    """Integer weights 1/i**e for places 1..n, `e` giving first place `first_bps` of the pool."""
-    exponent = _exponent(places, first_bps / BPS, min_exponent)
-    raw = [max(1, round(WEIGHT_SCALE * place**-exponent)) for place in range(1, places + 1)]
+def _power_weights(
+    places: int, first_bps: int, min_exponent: float, floor_share: float = 0.0
+) -> tuple[int, ...]:
+    """Integer weights: a floor for every place plus 1/i**e on the rest of the pool, `e` chosen
+    so that first place gets about `first_bps` of the pool; non-increasing down the places."""
+    rest = 1.0 - places * floor_share
+    first_extra = max(first_bps / BPS - floor_share, 1e-9) / rest
+    exponent = _exponent(places, min(first_extra, 1.0), min_exponent)
+    power = [place**-exponent for place in range(1, places + 1)]
+    scale = rest / math.fsum(power)
+    raw = [max(1, round(WEIGHT_SCALE * (floor_share + scale * p))) for p in power]
     return tuple(accumulate(raw, min))  # non-increasing even after rounding
 
 
