@@ -351,7 +351,7 @@ class Hand:
 
     def check_or_call(self, player: int) -> None:
         """Check, or call the current bet (all-in for less if the stack is short)."""
-        if type(player) is not int or player != self.actor:  # the actor is -1 between rounds
+        if type(player) is not int or player < 0 or player != self.actor:  # -1: no actor
             self.verify_check_or_call(player)
         amount = self.call_amount(player)
         if amount:

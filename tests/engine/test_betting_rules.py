@@ -55,6 +55,16 @@ def test_out_of_turn_and_unknown_player_are_refused_without_change() -> None:
     _refused(hand, "not_your_turn", "check_or_call", 4)
     _refused(hand, "unknown_player", "fold", 9)
     _refused(hand, "not_your_turn", "bet_or_raise", 0, 10)
+    _refused(hand, "unknown_player", "check_or_call", -1)
+
+
+def test_negative_player_is_refused_when_nobody_is_to_act() -> None:
+    """Between betting rounds the actor is -1; a request for player -1 must not act for anyone."""
+    hand = make_hand((100, 100, 100))
+    hand.fold(2)
+    hand.fold(0)
+    assert hand.is_over
+    _refused(hand, "hand_over", "check_or_call", -1)
 
 
 @pytest.mark.parametrize("amount", [-5, 0, 3.5, True, "10", None])
