@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
-import uuid
 from collections.abc import Callable, Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 from twisted.internet.defer import Deferred
 
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.migrate import upgrade
-
-PG_URL = os.environ.get(
-    "POKERROOM_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-)
-
-
-@cache
-def _pg_problem() -> str | None:
-    """None if PostgreSQL answers, else why not."""
-    engine = make_engine(make_url(PG_URL).update_query_dict({"connect_timeout": "3"}))
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text("select 1"))
-    except Exception as exc:  # any failure to connect means "unreachable"
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    finally:
-        engine.dispose()
-    return None
+from tests.postgres import fresh_pg_schema
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
@@ -44,22 +23,8 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'ledger.sqlite'}"
         return
-    problem = _pg_problem()
-    if problem is not None:
-        if os.environ.get("POKERROOM_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL is required (POKERROOM_REQUIRE_PG=1) but {problem}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}: {problem}")
-    schema = f"ledger_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    with fresh_pg_schema("ledger_test") as url:
+        yield url
 
 
 @pytest.fixture

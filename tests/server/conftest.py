@@ -13,6 +13,7 @@ from twisted.internet.task import Clock
 
 from pokerroom.ledger import LedgerService, make_engine, upgrade
 from tests.ledger.conftest import QueueReactor
+from tests.postgres import fresh_pg_schema
 
 
 @pytest.fixture
@@ -73,26 +74,5 @@ def clock() -> Clock:
 @pytest.fixture
 def db_url_pg() -> Iterator[str]:
     """A fresh PostgreSQL schema, dropped afterwards; skipped when no server answers."""
-    import os
-    import uuid
-
-    from sqlalchemy.engine import make_url
-
-    from tests.ledger.conftest import PG_URL, _pg_problem
-
-    problem = _pg_problem()
-    if problem is not None:
-        if os.environ.get("POKERROOM_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL is required (POKERROOM_REQUIRE_PG=1) but {problem}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}: {problem}")
-    schema = f"server_test_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(PG_URL)
-    with admin.begin() as conn:
-        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
+    with fresh_pg_schema("server_test") as url:
+        yield url
