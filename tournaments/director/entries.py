@@ -89,19 +89,11 @@ def reenter(
     """T-4: a new entry for a busted player, with a new starting stack."""
     verify_reentry(settings, state, clock, player, balance)
     record = state.players[player]
-    count = record.entries + 1
-    key = state.key(settings.tournament_id, "reentry", player)
-    period = settings.reentry
-    paid = entry_moves(settings, source_account(player, funding), period.buy_in, period.fee, key)
-    updated = replace(record, entries=count, alive=True)
-    new_state = replace(
-        state,
-        players={**state.players, player: updated},
-        entries=state.entries + 1,
-        collected=state.collected + period.buy_in,
-        serial=state.serial + 1,
-    )
-    return Decision("reentry", player, new_state, paid, period.chips or settings.starting_stack)
+    updated = replace(record, entries=record.entries + 1, alive=True)
+    decision = _purchase(settings, state, player, funding, "reentry", settings.reentry, updated)
+    new_state = replace(decision.state, entries=state.entries + 1)
+    chips = settings.reentry.chips or settings.starting_stack
+    return replace(decision, state=new_state, chips=chips)
 
 
 def verify_rebuy(
@@ -132,18 +124,8 @@ def rebuy(
     """T-4: buy the rebuy's chips; a busted player who rebuys is back in (chips at the table)."""
     verify_rebuy(settings, state, clock, player, stack, balance)
     record = state.players[player]
-    count = record.rebuys + 1
-    period = settings.rebuy
-    key = state.key(settings.tournament_id, "rebuy", player)
-    paid = entry_moves(settings, source_account(player, funding), period.buy_in, period.fee, key)
-    updated = replace(record, rebuys=count, alive=True)
-    new_state = replace(
-        state,
-        players={**state.players, player: updated},
-        collected=state.collected + period.buy_in,
-        serial=state.serial + 1,
-    )
-    return Decision("rebuy", player, new_state, paid, period.chips)
+    updated = replace(record, rebuys=record.rebuys + 1, alive=True)
+    return _purchase(settings, state, player, funding, "rebuy", settings.rebuy, updated)
 
 
 def verify_addon(
@@ -172,17 +154,29 @@ def addon(
     """T-4: buy the add-on's chips."""
     verify_addon(settings, state, clock, player, balance)
     record = state.players[player]
-    count = record.addons + 1
-    period = settings.addon
-    key = state.key(settings.tournament_id, "addon", player)
+    updated = replace(record, addons=record.addons + 1)
+    return _purchase(settings, state, player, funding, "addon", settings.addon, updated)
+
+
+def _purchase(
+    settings: RegistrationSettings,
+    state: RegistrationState,
+    player: str,
+    funding: Funding,
+    what: str,
+    period: Period,
+    updated: PlayerEntries,
+) -> Decision:
+    """Buy a period's chips (T-4): buy-in to the pool and fee to the house under one new key."""
+    key = state.key(settings.tournament_id, what, player)
     paid = entry_moves(settings, source_account(player, funding), period.buy_in, period.fee, key)
     new_state = replace(
         state,
-        players={**state.players, player: replace(record, addons=count)},
+        players={**state.players, player: updated},
         collected=state.collected + period.buy_in,
         serial=state.serial + 1,
     )
-    return Decision("addon", player, new_state, paid, period.chips)
+    return Decision(what, player, new_state, paid, period.chips)
 
 
 def _passes(check: Callable[[], None]) -> bool:
