@@ -486,9 +486,9 @@ class Hand:
 
     def legal_actions(self, player: int) -> LegalActions | None:
         """What `player` may do now, or None if it is not their turn."""
+        bounds = self.raise_bounds(player)
         if self.phase is not Phase.BETTING or player != self.actor:
             return None
-        bounds = self._raise_bounds(player) if self._raise_refusal(player) is None else None
         return LegalActions(
             player=player,
             can_fold=self.bets[player] < self.current_bet,
