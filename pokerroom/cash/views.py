@@ -8,7 +8,7 @@ hole cards are only ever addressed to their holder (C-15).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, assert_never
 
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
@@ -76,54 +76,56 @@ def event_deliveries(
         out.append(Delivery(None, message(table_id, message_type, hand_id=hand_id, **fields)))
 
     for e in events:
-        t = type(e)
-        if t is ev.HoleDealt:
-            # C-15: to the holder alone.
-            msg = message(table_id, "hole_cards", hand_id=hand_id, cards=list(e.cards))
-            out.append(Delivery(players[e.player], msg))
-        elif t is ev.BlindPosted:
-            kind = post_kinds.get(order[e.player], "entry")
-            public("blind_posted", seat=order[e.player], amount=e.amount, kind=kind)
-        elif t is ev.DeadPosted:
-            public("blind_posted", seat=order[e.player], amount=e.amount, kind="dead")
-        elif t is ev.AntePosted:
-            public("blind_posted", seat=order[e.player], amount=e.amount, kind="ante")
-        elif t is ev.BoardDealt:
-            public("board_dealt", street=e.street, cards=list(e.cards))
-        elif t is ev.Folded:
-            public("player_acted", seat=order[e.player], action="fold", amount=None)
-        elif t is ev.CheckedOrCalled:
-            action = "call" if e.amount else "check"
-            public("player_acted", seat=order[e.player], action=action, amount=e.amount or None)
-        elif t is ev.BetOrRaised:
-            action = label if label in ("bet", "raise") else "raise"
-            public(
-                "player_acted",
-                seat=order[e.player],
-                action=action,
-                amount=e.to,
-                added=e.added,
-                all_in=e.all_in,
-            )
-        elif t is ev.BetReturned:
-            public("pot_returned", seat=order[e.player], amount=e.amount)
-        elif t is ev.HandShown:
-            public("hand_shown", seat=order[e.player], cards=list(e.cards))
-        elif t is ev.HandMucked:
-            public("hand_mucked", seat=order[e.player])
-        elif t is ev.PotAwarded:
-            shares = [{"seat": order[i], "amount": a} for i, a in e.shares]
-            public(
-                "pot_awarded",
-                pot=e.pot,
-                seats=[order[i] for i, _ in e.shares],
-                amount=e.amount - e.rake,
-                rake=e.rake,
-                shares=shares,
-            )
-        elif t is ev.HandEnded:
-            stacks = {str(order[i]): s for i, s in enumerate(e.stacks)}
-            public("hand_ended", stacks=stacks, rake=e.rake)
+        match e:
+            case ev.HoleDealt(player=player, cards=cards):
+                # C-15: to the holder alone.
+                msg = message(table_id, "hole_cards", hand_id=hand_id, cards=list(cards))
+                out.append(Delivery(players[player], msg))
+            case ev.BlindPosted(player=player, amount=amount):
+                kind = post_kinds.get(order[player], "entry")
+                public("blind_posted", seat=order[player], amount=amount, kind=kind)
+            case ev.DeadPosted(player=player, amount=amount):
+                public("blind_posted", seat=order[player], amount=amount, kind="dead")
+            case ev.AntePosted(player=player, amount=amount):
+                public("blind_posted", seat=order[player], amount=amount, kind="ante")
+            case ev.BoardDealt(street=street, cards=cards):
+                public("board_dealt", street=street, cards=list(cards))
+            case ev.Folded(player=player):
+                public("player_acted", seat=order[player], action="fold", amount=None)
+            case ev.CheckedOrCalled(player=player, amount=amount):
+                action = "call" if amount else "check"
+                public("player_acted", seat=order[player], action=action, amount=amount or None)
+            case ev.BetOrRaised(player=player, to=to, added=added, all_in=all_in):
+                action = label if label in ("bet", "raise") else "raise"
+                public(
+                    "player_acted",
+                    seat=order[player],
+                    action=action,
+                    amount=to,
+                    added=added,
+                    all_in=all_in,
+                )
+            case ev.BetReturned(player=player, amount=amount):
+                public("pot_returned", seat=order[player], amount=amount)
+            case ev.HandShown(player=player, cards=cards):
+                public("hand_shown", seat=order[player], cards=list(cards))
+            case ev.HandMucked(player=player):
+                public("hand_mucked", seat=order[player])
+            case ev.PotAwarded(pot=pot, amount=amount, rake=rake, shares=shares):
+                public(
+                    "pot_awarded",
+                    pot=pot,
+                    seats=[order[i] for i, _ in shares],
+                    amount=amount - rake,
+                    rake=rake,
+                    shares=[{"seat": order[i], "amount": a} for i, a in shares],
+                )
+            case ev.HandEnded(stacks=stacks, rake=rake):
+                by_seat = {str(order[i]): s for i, s in enumerate(stacks)}
+                public("hand_ended", stacks=by_seat, rake=rake)
+            case _:
+                # Every engine event has a case above; mypy flags a new one left out.
+                assert_never(e)
     return out
 
 
