@@ -1,4 +1,4 @@
-"""Benchmark: a 10,000-entry freezeout simulated to the end (issue #5; goal under 3 minutes).
+"""Benchmark: a 10,000-entry freezeout simulated to the end (goal under 3 minutes).
 
 Runs `tournaments.simulation.simulate` (the real director, tables and LedgerService on a
 temporary SQLite file, bots acting at once, a fake clock) and prints wall time, the time spent

@@ -1,1 +1,1 @@
-"""Tournament director (pure decisions) and its actor; built by a later issue."""
+"""Tournaments: the pure director, the tournament actor, its tables, floor and desk."""

@@ -1,7 +1,7 @@
 """The pure hand engine: cards, variants, the hand state machine, pots, showdown, PHH.
 
 Nothing here does I/O, reads a clock or uses the global random generator
-(ARCHITECTURE.md rule 1): randomness is passed in, events come out.
+(docs/ARCHITECTURE.md rule 1): randomness is passed in, events come out.
 """
 
 from pokerroom.engine.config import HandConfig

@@ -1,8 +1,7 @@
-"""Fixtures for engine tests: the shared real hand histories and hand builders."""
+"""Fixtures for engine tests: the real hand histories in tests/data/phh and hand builders."""
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -14,22 +13,14 @@ from pokerroom.engine.cards import FULL_DECK
 REPO = Path(__file__).resolve().parents[2]
 
 
-def shared_phh_dir() -> Path:
-    """Where the shared PHH data lives: ../shared/data/phh beside the repository."""
-    override = os.environ.get("POKERROOM_SHARED")
-    base = Path(override) if override else REPO.parent / "shared"
-    return base / "data" / "phh"
+PHH_DIR = REPO / "tests" / "data" / "phh"
 
 
 @pytest.fixture(scope="session")
 def phh_dir() -> Path:
-    """The shared PHH folder; missing data fails in CI and skips elsewhere."""
-    folder = shared_phh_dir()
-    if not folder.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"shared hand histories missing at {folder}")
-        pytest.skip(f"shared hand histories not found at {folder}")
-    return folder
+    """The real hand histories kept in the repository (tests/data/phh)."""
+    assert PHH_DIR.is_dir(), f"hand histories missing at {PHH_DIR}"
+    return PHH_DIR
 
 
 def make_hand(

@@ -89,6 +89,7 @@ JSON_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     frames=st.lists(st.dictionaries(st.text(max_size=10), JSON_VALUES, max_size=5), max_size=6),

@@ -1,4 +1,4 @@
-"""Tournaments over the protocol's requests: register and play through the desk (issue #5)."""
+"""Tournaments over the protocol's requests: register and play through the desk ."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Whole tournaments with bots through the real director, tables and ledger (issue #5).
+"""Whole tournaments with bots through the real director, tables and ledger .
 
 Every run checks: the ledger balances (`ledger check`, the sum of all accounts is only the
 deposits' mirror), chips in play == chips issued (entries x stack + rebuys/add-ons) at every
