@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from itertools import combinations
 
 from treys import Evaluator
@@ -9,8 +10,11 @@ from treys import Evaluator
 from pokerroom.engine.cards import TREYS_INT
 
 _EVALUATOR = Evaluator()
-_FIVE = _EVALUATOR._five  # treys' 5-card lookup, the building block of its own 6/7-card paths
-_ANY = _EVALUATOR.evaluate
+# treys has no py.typed marker, so mypy sees it as untyped (pyproject's mypy overrides);
+# the two entry points used here are typed as treys annotates them.
+# `_five` is treys' 5-card lookup, the building block of its own 6/7-card paths.
+_FIVE: Callable[[Sequence[int]], int] = _EVALUATOR._five
+_ANY: Callable[[list[int], list[int]], int] = _EVALUATOR.evaluate
 
 
 _PRIME: dict[str, int] = {card: value & 0xFF for card, value in TREYS_INT.items()}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from pokerroom.engine import errors
 from pokerroom.engine import events as ev
@@ -67,7 +67,8 @@ def loads(text: str, default_name: str = "hand") -> list[HandHistory]:
     return hands
 
 
-def _toml_value(value: Any) -> str:
+def _toml_value(value: object) -> str:
+    """One TOML value: a boolean, number, string or array of them."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
@@ -80,6 +81,7 @@ def _toml_value(value: Any) -> str:
 
 
 def _toml_basic(value: str) -> str:
+    """A TOML basic (double-quoted) string, for text a literal string cannot hold."""
     escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return '"' + escaped + '"'
 
@@ -98,21 +100,34 @@ def actions_from_log(log: Sequence[ev.Event]) -> list[str]:
     """Turn a hand's event log into PHH action strings (players are 1-based there)."""
     out: list[str] = []
     for event in log:
-        kind = type(event)
-        if kind is ev.HoleDealt:
-            out.append(f"d dh p{event.player + 1} {''.join(event.cards)}")
-        elif kind is ev.BoardDealt:
-            out.append(f"d db {''.join(event.cards)}")
-        elif kind is ev.Folded:
-            out.append(f"p{event.player + 1} f")
-        elif kind is ev.CheckedOrCalled:
-            out.append(f"p{event.player + 1} cc")
-        elif kind is ev.BetOrRaised:
-            out.append(f"p{event.player + 1} cbr {event.to}")
-        elif kind is ev.HandShown:
-            out.append(f"p{event.player + 1} sm {''.join(event.cards)}")
-        elif kind is ev.HandMucked:
-            out.append(f"p{event.player + 1} sm")
+        match event:
+            case ev.HoleDealt(player=player, cards=cards):
+                out.append(f"d dh p{player + 1} {''.join(cards)}")
+            case ev.BoardDealt(cards=cards):
+                out.append(f"d db {''.join(cards)}")
+            case ev.Folded(player=player):
+                out.append(f"p{player + 1} f")
+            case ev.CheckedOrCalled(player=player):
+                out.append(f"p{player + 1} cc")
+            case ev.BetOrRaised(player=player, to=to):
+                out.append(f"p{player + 1} cbr {to}")
+            case ev.HandShown(player=player, cards=cards):
+                out.append(f"p{player + 1} sm {''.join(cards)}")
+            case ev.HandMucked(player=player):
+                out.append(f"p{player + 1} sm")
+            case (
+                ev.AntePosted()
+                | ev.BlindPosted()
+                | ev.DeadPosted()
+                | ev.BetReturned()
+                | ev.PotAwarded()
+                | ev.HandEnded()
+            ):
+                # Not PHH actions: forced bets follow from the antes and blinds fields, and
+                # returns, awards and final stacks from the actions and `finishing_stacks`.
+                pass
+            case _:
+                assert_never(event)
     return out
 
 
@@ -146,7 +161,7 @@ def _player(token: str, text: str) -> int:
     return index
 
 
-def history_fields(hand: Hand, number: int, **extra: Any) -> dict[str, Any]:
+def history_fields(hand: Hand, number: int, **extra: object) -> dict[str, Any]:
     """The PHH fields of a finished hand, `finishing_stacks` included.
 
     `extra` adds optional PHH fields such as `players`, `seats`, `table` or `time`.

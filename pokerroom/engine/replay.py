@@ -51,7 +51,7 @@ def _fill_unknown(actions: list[str]) -> list[str]:
     """Replace unknown cards ('??') with unused cards; they are never shown, so never matter."""
     if not any("??" in a for a in actions):
         return actions
-    known = set()
+    known: set[str] = set()
     for action in actions:
         for token in action.split("#", 1)[0].split()[2:]:
             known.update(token[i : i + 2] for i in range(0, len(token), 2))
