@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -61,7 +62,7 @@ def parse_account(value: AccountLike) -> AccountRef | int:
     raise UnknownAccount(f"not an account: {value!r}")
 
 
-def _row_to_account(row: sa.Row) -> Account:
+def _row_to_account(row: sa.Row[*tuple[Any, ...]]) -> Account:
     return Account(row.id, account_kind(row.kind), row.owner, row.currency, row.balance)
 
 

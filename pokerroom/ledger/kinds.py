@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -67,18 +68,18 @@ def check_currency(currency: object) -> str:
 
 def account_kind(kind: object) -> AccountKind:
     """Coerce to an AccountKind or raise `invalid_kind`."""
-    try:
-        return AccountKind(kind)
-    except ValueError:
-        raise InvalidKind(f"unknown account kind {kind!r}") from None
+    if isinstance(kind, str):
+        with suppress(ValueError):
+            return AccountKind(kind)
+    raise InvalidKind(f"unknown account kind {kind!r}")
 
 
 def transfer_kind(kind: object) -> TransferKind:
     """Coerce to a TransferKind or raise `invalid_kind`."""
-    try:
-        return TransferKind(kind)
-    except ValueError:
-        raise InvalidKind(f"unknown transfer kind {kind!r}") from None
+    if isinstance(kind, str):
+        with suppress(ValueError):
+            return TransferKind(kind)
+    raise InvalidKind(f"unknown transfer kind {kind!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -65,7 +66,7 @@ def _apply_deltas(n: int, dialect: str) -> sa.Update:
         target = accounts.c.id == locked.c.id
     else:  # SQLite: BEGIN IMMEDIATE already holds the database's write lock
         target = accounts.c.id.in_(ids)
-    zero = sa.literal_column("0")
+    zero: sa.ColumnClause[int] = sa.literal_column("0")
     may_go_negative = [accounts.c.kind == sa.literal_column(f"'{k}'") for k in _NEGATIVE_OK]
     enough = sa.or_(*may_go_negative, accounts.c.balance + delta >= zero)
     return (
@@ -77,13 +78,13 @@ def _apply_deltas(n: int, dialect: str) -> sa.Update:
 
 
 @cache
-def _read_accounts(n: int) -> sa.Select:
+def _read_accounts(n: int) -> sa.Select[*tuple[Any, ...]]:
     """SELECT n accounts by id; used only to explain a refused transfer."""
     ids = [sa.bindparam(f"a{i}", type_=sa.Integer) for i in range(n)]
     return sa.select(*_COLUMNS, accounts.c.balance).where(accounts.c.id.in_(ids))
 
 
-def _name(row: sa.Row) -> str:
+def _name(row: sa.Row[*tuple[Any, ...]]) -> str:
     return f"{row.kind}:{row.owner}:{row.currency}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -41,7 +42,7 @@ class CheckReport:
         )
 
 
-def _name(row: sa.Row) -> str:
+def _name(row: sa.Row[*tuple[Any, ...]]) -> str:
     return f"{row.kind}:{row.owner}:{row.currency}"
 
 

@@ -100,7 +100,11 @@ def _lines(postings_in: PostingsIn) -> list[tuple[AccountRef | int, int]]:
     return lines
 
 
-def _content_hash(fields: tuple) -> str:
+#: What a transfer's content hash covers: strings, ints, None, and tuples of them.
+HashField = str | int | None | tuple["HashField", ...]
+
+
+def _content_hash(fields: tuple[HashField, ...]) -> str:
     """sha256 of ascii() of a tuple of str, int and None: the same on every Python version."""
     return hashlib.sha256(ascii(fields).encode()).hexdigest()
 
