@@ -3,6 +3,7 @@ conservation (P-2) and the deal's secrecy (C-15)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
@@ -10,10 +11,11 @@ import pytest
 import sqlalchemy as sa
 
 from pokerroom.cash import CashTableConfig, TableActor
-from pokerroom.cash.store import cash_hand_rake, escrow
+from pokerroom.cash.store import cash_hand_rake, escrow, settlement_key
 from pokerroom.ledger.kinds import AccountKind, house, wallet
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.ledger.schema import accounts
+from pokerroom.ledger.transfers import get_transfer
 from pokerroom.protocol.errors import ProtocolError
 from tests.cash.conftest import USD, Harness, Listener, next_hand, play_hand, play_out, sit_all
 
@@ -110,13 +112,82 @@ def test_rake_is_a_capped_percentage_recorded_per_player(room: Harness) -> None:
     assert actor.listener.of_type("hand_ended")[-1]["rake"] == 6
 
 
-def test_no_flop_no_drop(room: Harness) -> None:  # C-11
-    """C-11: a hand that ends before the flop pays no rake."""
+def _settlement(room: Harness, hand_id: str) -> dict[str, int]:
+    """The hand's one `hand_settlement` transfer as account -> amount (C-11, P-2)."""
+    stored = get_transfer(room.engine, key=settlement_key(hand_id))
+    assert stored is not None and stored.transfer.kind == "hand_settlement"
+    return {p.account: p.amount for p in stored.transfer.postings}
+
+
+def test_rake_below_the_cap_is_booked_per_contribution_in_the_settlement(room: Harness) -> None:
+    """C-11 in the ledger: ann (button) raises to 40, bob (small blind) folds, cat calls and the
+    hand is checked down. Pot 81 (40/1/40): 5 % is 4.05, rounded down to 4 (the cap is 6).
+    The house rake account gets 4 in the hand's one settlement transfer, the memo and
+    `cash_hand_rake` share it by contribution (ann 2, cat 2, bob nothing), and the shares sum
+    to the rake that left the escrows."""
     actor = room.table(rake_bps=500)
     sit_all(room, actor, ["ann", "bob", "cat"])
-    _raise_and_check_down(room, actor, 50, fold=True)
+    next_hand(room, actor)
+    assert actor.players == ("bob", "cat", "ann")  # small blind, big blind, button
+    actor.act("ann", "raise", 40)
+    actor.act("bob", "fold")
+    actor.act("cat", "call")
+    play_out(room, actor)
+    rake_account = str(house(AccountKind.HOUSE_RAKE, USD))
+    postings = _settlement(room, "t1-1")
+    assert postings[rake_account] == 4
+    assert sum(a for account, a in postings.items() if account != rake_account) == -4
+    assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) == 4
+    stored = get_transfer(room.engine, key=settlement_key("t1-1"))
+    assert stored is not None and json.loads(stored.transfer.memo) == {"ann": 2, "cat": 2}
+    with room.engine.connect() as conn:
+        rows = conn.execute(sa.select(cash_hand_rake)).all()
+    assert {(r.hand_id, r.player_id, r.amount) for r in rows} == {
+        ("t1-1", "ann", 2),
+        ("t1-1", "cat", 2),
+    }
+    assert actor.listener.of_type("hand_ended")[-1]["rake"] == 4
+    total = sum(actor.seats[n].stack for n in actor.seats)
+    assert total == 600 - 4 and room.balance(escrow("t1", "bob", USD)) == 199
+
+
+def _preflop_reraise_and_folds(room: Harness, actor: TableActor) -> None:
+    """A hand ending before the flop with 90 in the pot: ann raises to 30, bob calls, cat
+    re-raises to 90, both fold (cat's uncalled 60 comes back)."""
+    next_hand(room, actor)
+    assert actor.players == ("bob", "cat", "ann")
+    actor.act("ann", "raise", 30)
+    actor.act("bob", "call")
+    actor.act("cat", "raise", 90)
+    actor.act("ann", "fold")
+    actor.act("bob", "fold")
+    room.drain()
+    assert actor.hand is None and not actor.listener.of_type("board_dealt")
+
+
+def test_no_flop_no_drop(room: Harness) -> None:  # C-11
+    """C-11: a hand that ends before the flop pays no rake, though its pot of 90 would pay 4."""
+    actor = room.table(rake_bps=500)
+    sit_all(room, actor, ["ann", "bob", "cat"])
+    _preflop_reraise_and_folds(room, actor)
     assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) == 0
     assert actor.listener.of_type("hand_ended")[-1]["rake"] == 0
+    assert str(house(AccountKind.HOUSE_RAKE, USD)) not in _settlement(room, "t1-1")
+    assert room.balance(escrow("t1", "cat", USD)) == 260
+
+
+def test_rake_without_flop_at_the_table_rakes_a_preflop_hand(room: Harness) -> None:  # C-11
+    """C-11 (table setting): with `rake_without_flop` the same preflop hand pays 5 % of 90 = 4,
+    shared 2/1/1 over the three equal contributions (bob first left of the button)."""
+    actor = room.table(rake_bps=500, rake_without_flop=True)
+    sit_all(room, actor, ["ann", "bob", "cat"])
+    _preflop_reraise_and_folds(room, actor)
+    assert room.balance(house(AccountKind.HOUSE_RAKE, USD)) == 4
+    assert _settlement(room, "t1-1")[str(house(AccountKind.HOUSE_RAKE, USD))] == 4
+    with room.engine.connect() as conn:
+        rows = conn.execute(sa.select(cash_hand_rake)).all()
+    assert {r.player_id: r.amount for r in rows} == {"bob": 2, "cat": 1, "ann": 1}
+    assert room.balance(escrow("t1", "cat", USD)) == 256
 
 
 def test_money_never_appears_or_disappears(room: Harness) -> None:  # P-2

@@ -126,12 +126,19 @@ def test_rake_is_capped_and_not_taken_without_a_flop() -> None:
 
 
 def test_rake_without_flop_can_be_switched_on() -> None:
-    """C-11: the no-flop-no-drop rule is a setting."""
-    hand = make_hand((200,) * 3, rake_bps=1000, rake_cap=100, rake_without_flop=True)
-    hand.bet_or_raise(2, 10)
-    hand.check_or_call(0)
-    hand.fold(1)
-    assert hand.street == 1 or hand.log[-1].rake > 0
+    """C-11: the no-flop-no-drop rule is a setting: the same preflop hand (a raise to 30
+    called, a re-raise, two folds: pot 90) pays 10 % with it on and nothing with it off."""
+    for without_flop, rake in ((True, 9), (False, 0)):
+        hand = make_hand((200,) * 3, rake_bps=1000, rake_cap=100, rake_without_flop=without_flop)
+        hand.bet_or_raise(2, 30)
+        hand.check_or_call(0)
+        hand.bet_or_raise(1, 90)
+        hand.fold(2)
+        hand.fold(0)
+        assert hand.is_over and hand.street == 0 and sum(hand.contrib) == 90
+        end = hand.log[-1]
+        assert type(end) is ev.HandEnded and end.rake == rake
+        assert sum(hand.stacks) == 600 - rake
 
 
 def test_dealing_a_card_twice_or_a_bad_card_is_refused() -> None:
