@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import random
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.pool import ConnectionPoolEntry
 
 ENV_VAR = "POKERROOM_DB"
 DEFAULT_SQLITE_FILE = "pokerroom.sqlite"
@@ -69,7 +71,7 @@ def _install_sqlite_hooks(engine: Engine) -> None:
     """
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")

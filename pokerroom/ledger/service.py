@@ -7,7 +7,7 @@ frozen dataclass (ARCH 7). The reactor is injected; nothing here imports the glo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 import structlog
 from sqlalchemy.engine import Engine
@@ -25,6 +25,7 @@ from pokerroom.ledger.reports import CheckReport, Statement
 from pokerroom.ledger.transfers import PostingsIn, Transfer
 
 T = TypeVar("T")
+P = ParamSpec("P")
 log = structlog.get_logger("pokerroom.ledger")
 
 #: Worker threads: SQLite allows one writer at a time; PostgreSQL locks rows.
@@ -71,7 +72,9 @@ class LedgerService(Service):
         self.engine.dispose()
         log.info("ledger_stopped")
 
-    def run(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> Deferred[T]:
+    def run(
+        self, work: Callable[Concatenate[Engine, P], T], *args: P.args, **kwargs: P.kwargs
+    ) -> Deferred[T]:
         """Run `work(engine, *args, **kwargs)` in the ledger thread pool."""
         return deferToThreadPool(self._reactor, self._pool, work, self.engine, *args, **kwargs)
 
