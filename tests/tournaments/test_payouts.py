@@ -93,11 +93,36 @@ def test_t6_small_paid_fields_stay_steep() -> None:
 
 
 def test_t7_rounding_down_and_the_house_rounding_account() -> None:
-    """T-7: 50/30/20 of 10.01 rounds down to 5.00/3.00/2.00; the cent goes to the house."""
-    house = prize_table(9, 1001, PayoutSettings(leftover=Leftover.HOUSE))
-    assert house.amounts == (500, 300, 200) and house.rounding == 1
-    shared = prize_table(9, 1001)
-    assert shared.amounts == (501, 300, 200) and shared.rounding == 0
+    """T-7: 50/30/20 of 10.01 rounds down to 5.00/3.00/2.00 and the cent goes to the house
+    rounding account, not to first place; only a config that chooses TOP_PLACES pays it out."""
+    table = prize_table(9, 1001)
+    assert table.amounts == (500, 300, 200) and table.rounding == 1
+    chosen = prize_table(9, 1001, PayoutSettings(leftover=Leftover.TOP_PLACES))
+    assert chosen.amounts == (501, 300, 200) and chosen.rounding == 0
+
+
+def test_t7_the_default_sends_leftovers_to_the_house_in_every_field() -> None:
+    """T-7: with default settings no place ever gets more than its rounded-down share: for
+    fixed tables and the power law alike, every leftover cent is `rounding` (none to the top)."""
+    assert PayoutSettings().leftover is Leftover.HOUSE
+    for entries, pool, amounts, rounding in (
+        (6, 1001, (650, 350), 1),  # 650.65 / 350.35
+        (9, 9009, (4504, 2702, 1801), 2),  # 4504.5 / 2702.7 / 1801.8
+    ):
+        table = prize_table(entries, pool)
+        assert (table.amounts, table.rounding) == (amounts, rounding)
+    leftovers = 0
+    for entries in (10, 100, 1_000, 10_000):
+        pool = entries * 92 + 7
+        house = prize_table(entries, pool)
+        top = prize_table(entries, pool, PayoutSettings(leftover=Leftover.TOP_PLACES))
+        assert top.rounding == 0 and sum(top.amounts) == pool
+        # the same rounded-down shares; the top places got the leftover only by choice
+        assert house.amounts == tuple(
+            a - (1 if place < house.rounding else 0) for place, a in enumerate(top.amounts)
+        )
+        leftovers += house.rounding
+    assert leftovers > 0  # the check above compared something
 
 
 def test_t7_split_and_tied_prizes_round_down() -> None:

@@ -3,10 +3,11 @@
 Money is int minor units. The generator's shape comes from a power law, place i weighing
 1 / i**e, the exponent `e` chosen so that first place takes the configured share; the
 float work stops at integer weights, and every amount is then `pool * weight // total`
-in ints, rounded down (T-7). What the rounding leaves (fewer cents than places paid) is,
-by default, handed out one cent at a time from first place down, so the table sums to the
-pool exactly and the house rounding account gets nothing; with `Leftover.HOUSE` it is
-reported in `PrizeTable.rounding` for the house rounding account instead (T-7).
+in ints, rounded down (T-7). What the rounding leaves (fewer cents than places paid) goes,
+by default (`Leftover.HOUSE`, as T-7 says), to the house rounding account: it is reported
+in `PrizeTable.rounding`, and the prizes plus `rounding` sum to the pool exactly. A
+tournament's config may choose `Leftover.TOP_PLACES` instead, which hands the leftover out
+one cent at a time from first place down so that the house rounding account gets nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ WEIGHT_SCALE = 10**12
 class Leftover(StrEnum):
     """Where the cents left by rounding down go (T-7)."""
 
-    TOP_PLACES = "top_places"  # one cent each from first place down: nothing is left
-    HOUSE = "house"  # to the house rounding account
+    TOP_PLACES = "top_places"  # by choice: one cent each from first place down, nothing left
+    HOUSE = "house"  # to the house rounding account: the T-7 rule and the default
 
 
 class PrizeKind(StrEnum):
@@ -46,7 +47,7 @@ class PayoutSettings:
     first_share_bps: int = 2000  # first place's share of the pool in big fields
     min_exponent: float = 1.0  # small paid fields are never flatter than 1/i
     min_cash_bps: int = 15_000  # the last paid place gets at least 1.5x an average entry's share
-    leftover: Leftover = Leftover.TOP_PLACES
+    leftover: Leftover = Leftover.HOUSE  # T-7: rounding leftovers go to the house rounding account
     # fixed tables for small fields: (largest field, shares by place in bps)
     small_fields: tuple[tuple[int, tuple[int, ...]], ...] = (
         (3, (10_000,)),  # winner takes all
@@ -72,7 +73,7 @@ class PrizeTable:
 
     pool: int
     amounts: tuple[int, ...]
-    rounding: int = 0  # T-7: to the house rounding account; 0 with Leftover.TOP_PLACES
+    rounding: int = 0  # T-7: to the house rounding account (always 0 with Leftover.TOP_PLACES)
 
     @property
     def paid_places(self) -> int:
