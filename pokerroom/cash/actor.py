@@ -6,41 +6,22 @@ nothing (P-1); commands that move money return a Deferred that fires when the le
 
 from __future__ import annotations
 
-import secrets
-from typing import Any, Protocol
+from typing import Any
 
-import structlog
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from pokerroom.cash import errors as codes
-from pokerroom.cash.blinds import ButtonState, HandPlan
-from pokerroom.cash.clock import ActionClock, seconds_to_ms
-from pokerroom.cash.config import CashTableConfig
-from pokerroom.cash.hand_store import HandStore
+from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.membership import Membership
-from pokerroom.cash.play import HALTED, IDLE, PLAYING, STARTING, HandLoop
-from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
+from pokerroom.cash.play import HandLoop
 from pokerroom.cash.seating import Seat
-from pokerroom.cash.store import Recovery, SeatRow
-from pokerroom.cash.views import Message, TableListener, hand_view, message
-from pokerroom.engine import EngineError, Hand
-from pokerroom.ledger.service import LedgerService
+from pokerroom.cash.state import PLAYING, STARTING
+from pokerroom.cash.store import Recovery
+from pokerroom.cash.views import Message, hand_view, message
+from pokerroom.engine import EngineError
 from pokerroom.protocol.errors import ProtocolError
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
-
-
-class Shuffler(Protocol):
-    """The deck's random source: secrets.SystemRandom in production, seeded in tests (C-15)."""
-
-    def shuffle(self, x: list[Any]) -> None:
-        """Shuffle in place."""
-        ...
-
-    def randrange(self, n: int) -> int:
-        """An int in [0, n)."""
-        ...
 
 
 def _is_amount(value: object) -> bool:
@@ -48,50 +29,7 @@ def _is_amount(value: object) -> bool:
 
 
 class TableActor(HandLoop, Membership):
-    """Owns one table's seats, stacks, button and current hand."""
-
-    def __init__(
-        self,
-        config: CashTableConfig,
-        *,
-        clock: IReactorTime,
-        ledger: LedgerService,
-        listener: TableListener,
-        rng: Shuffler | None = None,
-        store: HandStore | None = None,
-        policies: RoomPolicies | None = None,
-    ) -> None:
-        self.config = config
-        self.clock = clock
-        self.ledger = ledger
-        self.listener = listener
-        self.rng: Shuffler = rng if rng is not None else secrets.SystemRandom()
-        self.store = store if store is not None else HandStore(ledger)
-        self.policies = policies if policies is not None else RoomPolicies(self.store)
-        self.log = structlog.get_logger("pokerroom.cash").bind(table_id=config.table_id)
-        self.seats: dict[int, Seat] = {}
-        self.by_player: dict[str, int] = {}
-        self.observers: set[str] = set()
-        self.button_state: ButtonState | None = None
-        self.phase = IDLE
-        self.hand: Hand | None = None
-        self.plan: HandPlan | None = None
-        self.hand_id = ""
-        self.hand_number = 1  # the next hand's number at this table
-        self.hand_seq = 0  # the current hand's number
-        self.order: tuple[int, ...] = ()
-        self.players: tuple[str, ...] = ()
-        self.start_stacks: dict[str, int] = {}
-        self.action_clock = ActionClock(clock, self._on_timebank, self._on_timeout)
-        self._seen = 0
-        self._next_hand: IDelayedCall | None = None
-        self._closed = False
-        self._reserved: set[int] = set()  # seats being sat in or cashed out
-        self._joining: set[str] = set()
-        self._topping_up: dict[str, int] = {}
-        self._admitted: dict[str, AdmissionDecision] = {}
-        self._leaves: dict[str, list[Deferred[dict[str, Any]]]] = {}
-        self._sitout_timers: dict[str, IDelayedCall] = {}
+    """Owns one table's seats, stacks, button and current hand (constructor: TableState)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -139,11 +77,6 @@ class TableActor(HandLoop, Membership):
     # ------------------------------------------------------------------ helpers
 
     @property
-    def table_id(self) -> str:
-        """The table's id."""
-        return self.config.table_id
-
-    @property
     def audience(self) -> set[str]:
         """Who receives the table's public events: observers and seated players."""
         return self.observers | set(self.by_player)
@@ -161,42 +94,6 @@ class TableActor(HandLoop, Membership):
         if self.hand is None:
             return True
         return not self.hand.folded[self.order.index(number)]
-
-    def _now_ms(self) -> int:
-        return seconds_to_ms(self.clock.seconds())
-
-    def _broadcast(self, msg: Message, exclude: set[str] | None = None) -> None:
-        self.listener.broadcast(self.config.table_id, msg, exclude or set())
-
-    def _seat_of(self, player_id: str) -> Seat:
-        if self._closed or self.phase == HALTED:
-            raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
-        number = self.by_player.get(player_id)
-        if number is None:
-            raise ProtocolError(codes.NOT_SEATED, "you are not seated at this table")
-        return self.seats[number]
-
-    def _seat_rows(self) -> list[SeatRow]:
-        return [
-            SeatRow(
-                seat=s.number,
-                player_id=s.player_id,
-                session=s.session,
-                stack=s.stack,
-                sat_at_ms=seconds_to_ms(s.sat_at),
-                hands_played=s.hands_played,
-                timebank_ms=s.timebank_ms,
-                sitting_out=s.sitting_out,
-                missed_sb=s.missed_sb,
-                missed_bb=s.missed_bb,
-            )
-            for s in sorted(self.seats.values(), key=lambda s: s.number)
-        ]
-
-    def _seat_event(self, kind: str, seat: Seat, **extra: Any) -> None:
-        self._broadcast(
-            message(self.table_id, kind, seat=seat.number, player=seat.player_id, **extra)
-        )
 
     # ------------------------------------------------------------------ watching (C-14, C-15)
 

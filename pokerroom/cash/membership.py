@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
@@ -15,15 +15,12 @@ from pokerroom.cash import errors as codes
 from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.declines import is_decline
 from pokerroom.cash.memory import CashOut
-from pokerroom.cash.play import IDLE, PLAYING
 from pokerroom.cash.policies import AdmissionDecision
 from pokerroom.cash.seating import Seat, free_seat
+from pokerroom.cash.state import IDLE, PLAYING, TableState
 from pokerroom.cash.store import SeatRow
 from pokerroom.ledger.errors import InsufficientFunds
 from pokerroom.protocol.errors import ProtocolError
-
-if TYPE_CHECKING:
-    from pokerroom.cash.actor import TableActor
 
 
 def _is_amount(value: object) -> bool:
@@ -39,13 +36,13 @@ def _ledger_error(failure: Failure) -> Failure:
     return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
 
 
-class Membership:
+class Membership(TableState):
     """Seat-changing commands mixed into TableActor."""
 
     # ------------------------------------------------------------------ sit (C-2, C-8, C-9, C-10)
 
     def sit(
-        self: TableActor,
+        self,
         player_id: str,
         seat: int | None,
         buy_in: int,
@@ -132,21 +129,17 @@ class Membership:
             self._maybe_schedule_hand()
             return {"seat": number, "stack": buy_in}
 
-        def done(result: Any) -> Any:
+        def done(result: dict[str, Any] | Failure) -> dict[str, Any] | Failure:
             self._reserved.discard(number)
             self._joining.discard(player_id)
             self._admitted.pop(player_id, None)
             return result
 
-        d.addCallback(admitted)
-        d.addCallback(seated)
-        d.addErrback(_ledger_error)
-        d.addBoth(done)
-        return d
+        return d.addCallback(admitted).addCallback(seated).addErrback(_ledger_error).addBoth(done)
 
     # ------------------------------------------------------------------ top up (C-9)
 
-    def top_up(self: TableActor, player_id: str, amount: int) -> Deferred[dict[str, Any]]:
+    def top_up(self, player_id: str, amount: int) -> Deferred[dict[str, Any]]:
         """Add chips from the wallet; during a hand they join the stack when it ends (C-9)."""
         seat = self._seat_of(player_id)
         if not _is_amount(amount):
@@ -173,7 +166,7 @@ class Membership:
             self.log.info("topped_up", player_id=player_id, amount=amount)
             return {"stack": seat.stack, "pending": seat.pending_chips}
 
-        def done(result: Any) -> Any:
+        def done(result: dict[str, Any] | Failure) -> dict[str, Any] | Failure:
             left = self._topping_up.get(player_id, 0) - amount
             if left > 0:
                 self._topping_up[player_id] = left
@@ -183,14 +176,11 @@ class Membership:
                     self._request_leave(seat)  # the leave waited for this money to land
             return result
 
-        d.addCallback(added)
-        d.addErrback(_ledger_error)
-        d.addBoth(done)
-        return d
+        return d.addCallback(added).addErrback(_ledger_error).addBoth(done)
 
     # ------------------------------------------------------------------ sit out / in (C-3, C-4)
 
-    def sit_out(self: TableActor, player_id: str) -> dict[str, Any]:
+    def sit_out(self, player_id: str) -> dict[str, Any]:
         """Keep the seat, stop being dealt in; stood up after `sitout_max_minutes` (C-3)."""
         seat = self._seat_of(player_id)
         if seat.sitting_out:
@@ -198,7 +188,7 @@ class Membership:
         self._sit_out_seat(seat, reason="asked")
         return {}
 
-    def _sit_out_seat(self: TableActor, seat: Seat, *, reason: str, announce: bool = True) -> None:
+    def _sit_out_seat(self, seat: Seat, *, reason: str, announce: bool = True) -> None:
         seat.sitting_out = True
         seat.sat_out_at = self.clock.seconds()
         old = self._sitout_timers.pop(seat.player_id, None)
@@ -211,7 +201,7 @@ class Membership:
         if announce:
             self._seat_event("player_sat_out", seat, reason=reason)
 
-    def _sitout_expired(self: TableActor, player_id: str) -> None:
+    def _sitout_expired(self, player_id: str) -> None:
         """C-3: too long away: stand up; the chips go back to the wallet."""
         self._sitout_timers.pop(player_id, None)
         number = self.by_player.get(player_id)
@@ -220,7 +210,7 @@ class Membership:
         self.log.info("sitout_expired", player_id=player_id)
         self._request_leave(self.seats[number])
 
-    def sit_in(self: TableActor, player_id: str, post: bool = True) -> dict[str, Any]:
+    def sit_in(self, player_id: str, post: bool = True) -> dict[str, Any]:
         """Come back: post what is owed next hand (post) or wait for the big blind (C-4)."""
         seat = self._seat_of(player_id)
         if not seat.sitting_out:
@@ -232,7 +222,7 @@ class Membership:
         self._sit_in_seat(seat, post)
         return {"owes": seat.owes, "wait_for_big_blind": seat.wait_for_bb}
 
-    def _sit_in_seat(self: TableActor, seat: Seat, post: bool) -> None:
+    def _sit_in_seat(self, seat: Seat, post: bool) -> None:
         timer = self._sitout_timers.pop(seat.player_id, None)
         if timer is not None and timer.active():
             timer.cancel()
@@ -245,13 +235,13 @@ class Membership:
         self._seat_event("player_sat_in", seat, owes=seat.owes, wait_for_bb=seat.wait_for_bb)
         self._maybe_schedule_hand()
 
-    def _back_from_timeout(self: TableActor, seat: Seat) -> None:
+    def _back_from_timeout(self, seat: Seat) -> None:
         """C-6: a player sat out by the clock who acts again is back in."""
         self._sit_in_seat(seat, post=True)
 
     # ------------------------------------------------------------------ leave (C-8, C-10)
 
-    def leave(self: TableActor, player_id: str) -> Deferred[dict[str, Any]]:
+    def leave(self, player_id: str) -> Deferred[dict[str, Any]]:
         """Stand up after the current hand and cash out; fires with {amount, decline, ...}."""
         seat = self._seat_of(player_id)
         d: Deferred[dict[str, Any]] = Deferred()
@@ -260,7 +250,7 @@ class Membership:
             self._request_leave(seat)
         return d
 
-    def _request_leave(self: TableActor, seat: Seat) -> None:
+    def _request_leave(self, seat: Seat) -> None:
         seat.leaving = True
         if seat.in_hand and self.phase != IDLE:
             # Folds (or checks) when the turn comes; stands up when the hand is settled.
@@ -272,7 +262,7 @@ class Membership:
             return
         self._stand_up(seat)
 
-    def _stand_up(self: TableActor, seat: Seat) -> None:
+    def _stand_up(self, seat: Seat) -> None:
         """Remove the seat now and cash out; record the decline (C-8) and memory (C-10, C-4)."""
         if seat.player_id in self._topping_up:
             return  # cash out only after the top-up has landed in the escrow

@@ -6,28 +6,24 @@ players' commands. Both run on the reactor thread only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from twisted.python.failure import Failure
 
 from pokerroom.cash.blinds import plan_hand
 from pokerroom.cash.clock import refill_timebank, seconds_to_ms
 from pokerroom.cash.histories import hand_history
+from pokerroom.cash.state import HALTED, IDLE, PLAYING, SETTLING, STARTING, TableState
 from pokerroom.cash.views import event_deliveries, legal_view, message
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
 from pokerroom.engine.cards import shuffled_deck
 
-if TYPE_CHECKING:
-    from pokerroom.cash.actor import TableActor
 
-IDLE, STARTING, PLAYING, SETTLING, HALTED = "idle", "starting", "playing", "settling", "halted"
-
-
-class HandLoop:
+class HandLoop(TableState):
     """Hand lifecycle methods mixed into TableActor."""
 
     # ------------------------------------------------------------------ starting a hand
 
-    def _maybe_schedule_hand(self: TableActor) -> None:
+    def _maybe_schedule_hand(self) -> None:
         """Deal the next hand after the pause, if two players are ready and none runs."""
         if self.phase != IDLE or self._next_hand is not None or self._closed:
             return
@@ -35,7 +31,7 @@ class HandLoop:
             return
         self._next_hand = self.clock.callLater(self.config.between_hands_seconds, self._begin)
 
-    def _begin(self: TableActor) -> None:
+    def _begin(self) -> None:
         self._next_hand = None
         if self.phase != IDLE or self._closed:
             return
@@ -76,11 +72,11 @@ class HandLoop:
         d.addCallback(lambda _: self._deal())
         d.addErrback(self._halt, "start_hand")
 
-    def _pick_button(self: TableActor, ready: list[int]) -> int:
+    def _pick_button(self, ready: list[int]) -> int:
         """The first button of a game is drawn at random among the ready seats."""
         return ready[self.rng.randrange(len(ready))]
 
-    def _deal(self: TableActor) -> None:
+    def _deal(self) -> None:
         """The hands row exists (C-12): shuffle (C-15) and deal."""
         if self._closed:
             return  # closed meanwhile: the hand stays `started` and is void on restart
@@ -113,7 +109,7 @@ class HandLoop:
 
     # ------------------------------------------------------------------ turns and the clock
 
-    def _flush(self: TableActor, label: str | None = None, auto: str | None = None) -> None:
+    def _flush(self, label: str | None = None, auto: str | None = None) -> None:
         """Deliver the engine events logged since the last flush."""
         hand = self.hand
         assert hand is not None and self.plan is not None
@@ -134,7 +130,7 @@ class HandLoop:
             else:
                 self.listener.send(delivery.to, delivery.message)
 
-    def _prompt(self: TableActor) -> None:
+    def _prompt(self) -> None:
         """Ask the next player to act, or end the hand."""
         hand = self.hand
         assert hand is not None
@@ -149,7 +145,7 @@ class HandLoop:
         deadline = self.action_clock.start(self.config.action_seconds, seat.timebank_ms)
         self._request_action(index, deadline)
 
-    def _request_action(self: TableActor, index: int, deadline: float) -> None:
+    def _request_action(self, index: int, deadline: float) -> None:
         hand = self.hand
         assert hand is not None
         legal = hand.legal_actions(index)
@@ -167,7 +163,7 @@ class HandLoop:
             ),
         )
 
-    def _on_timebank(self: TableActor, remaining_ms: int) -> None:
+    def _on_timebank(self, remaining_ms: int) -> None:
         """C-7: the action time ran out; the bank starts on its own and everyone is told."""
         hand = self.hand
         assert hand is not None
@@ -183,7 +179,7 @@ class HandLoop:
             )
         )
 
-    def _on_timeout(self: TableActor) -> None:
+    def _on_timeout(self) -> None:
         """C-6: no time left: check if free, else fold; then the player sits out (C-3)."""
         hand = self.hand
         assert hand is not None
@@ -195,7 +191,7 @@ class HandLoop:
             self._sit_out_seat(seat, reason="timeout")
         self._auto_act(index, timed_out=True)
 
-    def _auto_act(self: TableActor, index: int, *, timed_out: bool) -> None:
+    def _auto_act(self, index: int, *, timed_out: bool) -> None:
         hand = self.hand
         assert hand is not None
         self.action_clock.stop()
@@ -207,7 +203,7 @@ class HandLoop:
         self._flush(auto="timeout" if timed_out else "leaving")
         self._prompt()
 
-    def _apply(self: TableActor, index: int, action: str, amount: int | None) -> None:
+    def _apply(self, index: int, action: str, amount: int | None) -> None:
         """A checked, legal player action: stop the clock, keep the bank left, apply (C-7)."""
         hand = self.hand
         assert hand is not None
@@ -225,7 +221,7 @@ class HandLoop:
 
     # ------------------------------------------------------------------ ending a hand
 
-    def _end_hand(self: TableActor) -> None:
+    def _end_hand(self) -> None:
         """Settle in one ledger transfer keyed by the hand id (C-11), then tidy up."""
         hand = self.hand
         assert hand is not None
@@ -265,7 +261,7 @@ class HandLoop:
         d.addCallback(lambda _: self._after_hand())
         d.addErrback(self._halt, "settle_hand")
 
-    def _after_hand(self: TableActor) -> None:
+    def _after_hand(self) -> None:
         """Between hands: pending top-ups, busted players, leavers; then the next hand."""
         self.hand = None
         self.plan = None
@@ -282,7 +278,7 @@ class HandLoop:
                 self._sit_out_seat(seat, reason="no_chips")
         self._maybe_schedule_hand()
 
-    def _halt(self: TableActor, failure: Any, step: str) -> None:
+    def _halt(self, failure: Failure, step: str) -> None:
         """A database failure mid-hand: stop dealing; a restart voids the hand (C-12)."""
         self.phase = HALTED
         self.action_clock.stop()
