@@ -91,6 +91,7 @@ def plan_hand(
 
 def _fresh(max_seats: int, sb: int, bb: int, button: int, ready: list[int]) -> HandPlan:
     """Everyone ready is dealt in and nobody posts more than a blind."""
+    small: int | None  # next_seat may find none; the asserts below rule that out
     if len(ready) == 2:
         big = next_seat(button, ready, max_seats)
         assert big is not None

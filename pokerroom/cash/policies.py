@@ -49,9 +49,8 @@ class RoomPolicies:
     ) -> Deferred[AdmissionDecision]:
         """Look up the player's records and decide (C-4, C-8, C-10)."""
         now_ms = round(now * 1000)
-        d = self.store.admission(player_id, config.stakes, config.table_id, now_ms)
-        d.addCallback(decide_admission, config, now)
-        return d
+        found = self.store.admission(player_id, config.stakes, config.table_id, now_ms)
+        return found.addCallback(decide_admission, config, now)
 
 
 def decide_admission(found: Admission, config: CashTableConfig, now: float) -> AdmissionDecision:

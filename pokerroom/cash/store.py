@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import sqlalchemy as sa
@@ -188,13 +189,16 @@ def _seat_values(table_id: str, row: SeatRow) -> dict[str, Any]:
 def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
     """C-12: void hands left `started` unless their settlement exists; reload the seats."""
 
-    def work(conn: Connection) -> tuple[list[str], list[str], list[sa.Row], int]:
+    def work(
+        conn: Connection,
+    ) -> tuple[list[str], list[str], Sequence[sa.Row[*tuple[Any, ...]]], int]:
         open_hands = conn.execute(
             sa.select(cash_hands.c.id, cash_hands.c.result).where(
                 cash_hands.c.table_id == table_id, cash_hands.c.status == STARTED
             )
         ).all()
-        voided, settled = [], []
+        voided: list[str] = []
+        settled: list[str] = []
         for hand_id, result in open_hands:
             stored = transfers.get_transfer(conn, key=settlement_key(hand_id))
             if stored is not None:
@@ -223,7 +227,7 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
         except UnknownAccount:
             balance = 0
         if balance <= 0:  # the crash fell between cash-out and the seat's removal
-            in_transaction(engine, lambda c, s=r.seat: delete_seat(c, table_id, s))
+            in_transaction(engine, partial(delete_seat, table_id=table_id, seat=r.seat))
             continue
         values = {k: getattr(r, k) for k in SeatRow.__slots__ if k != "stack"}
         seats.append(SeatRow(stack=balance, **values))
