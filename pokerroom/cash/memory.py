@@ -1,6 +1,6 @@
 """Room-wide memory in the database: blocks, rathole and missed-blind records (C-4, C-8, C-10).
 
-Blocking functions for the ledger's thread pool (ARCHITECTURE rule 7), like store.py.
+Blocking functions for the ledger's thread pool (docs/ARCHITECTURE.md rule 7), like store.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One hand of poker as a pure state machine: checked actions in, frozen events out.
 
-Every action has three forms (ARCHITECTURE.md rule 2): `verify_x` raises an
+Every action has three forms (docs/ARCHITECTURE.md rule 2): `verify_x` raises an
 `EngineError` with a stable code and changes nothing, `can_x` answers yes or no,
 and `x` applies the action and appends events to `log`.
 """

@@ -35,6 +35,7 @@ def check_table(entries: int, pool: int, config: PayoutSettings) -> None:
     assert all(a > 0 for a in amounts) and len(amounts) <= entries
 
 
+@pytest.mark.slow
 def test_t7_every_field_from_2_to_10000_sums_exactly_and_never_increases() -> None:
     """T-6/T-7: for every field size 2..10,000 the prizes sum to the pool, best place first."""
     config = PayoutSettings()
@@ -42,6 +43,7 @@ def test_t7_every_field_from_2_to_10000_sums_exactly_and_never_increases() -> No
         check_table(entries, entries * 92 + 7, config)  # 0.92 buy-in (T-2) and an odd 7 cents
 
 
+@pytest.mark.slow
 def test_t6_min_cash_is_at_least_one_and_a_half_entries_in_every_field() -> None:
     """T-6: above the fixed small tables, the last paid place gets at least 1.5 average entries."""
     for entries in (10, 50, 100, 500, 1_000, 5_000, 10_000):
