@@ -234,6 +234,8 @@ class TournamentTable:
             blinds_or_straddles=tuple(blinds),
             antes=antes,
             min_bet=level.big_blind,
+            # Classic antes are live money: a player all in for the ante can win the antes.
+            ante_trimming=ante_kind is AnteKind.CLASSIC,
         )
         self.hands_played += 1
         self.hand_id = f"{self.tournament_id}:{self.table_id}:{self.hands_played}"
