@@ -8,6 +8,6 @@ from pokerroom.cash.actor import TableActor
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.policies import RoomPolicies
-from pokerroom.cash.views import TableListener
+from pokerroom.table.views import TableListener
 
 __all__ = ["CashTableConfig", "HandStore", "RoomPolicies", "TableActor", "TableListener"]

@@ -17,9 +17,9 @@ from pokerroom.cash.play import HandLoop
 from pokerroom.cash.seating import Seat
 from pokerroom.cash.state import PLAYING, STARTING
 from pokerroom.cash.store import Recovery
-from pokerroom.cash.views import Message, hand_view, message
 from pokerroom.engine import EngineError
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.views import Message, hand_view, message
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 

@@ -1,4 +1,5 @@
-"""Seats: who sits where, their chips and status, and clockwise seat arithmetic."""
+"""Seats of a cash table: who sits where, their chips and status (the clockwise arithmetic is
+in pokerroom.table.positions)."""
 
 from __future__ import annotations
 
@@ -56,30 +57,6 @@ class Seat:
         self.wait_for_bb = False
         self.missed_sb = False
         self.missed_bb = False
-
-
-def distance(start: int, seat: int, max_seats: int) -> int:
-    """Clockwise steps from `start` to `seat` (1..max_seats; `start` itself is max_seats)."""
-    steps = (seat - start) % max_seats
-    return steps if steps else max_seats
-
-
-def strictly_between(seat: int, start: int, end: int, max_seats: int) -> bool:
-    """Whether `seat` lies clockwise after `start` and before `end` (both excluded)."""
-    return distance(start, seat, max_seats) < distance(start, end, max_seats)
-
-
-def next_seat(after: int, candidates: Iterable[int], max_seats: int) -> int | None:
-    """The first candidate clockwise after `after` (`after` itself comes last), or None."""
-    pool = list(candidates)
-    if not pool:
-        return None
-    return min(pool, key=lambda s: distance(after, s, max_seats))
-
-
-def position_order(seats: Iterable[int], button: int, max_seats: int) -> list[int]:
-    """Seats in engine order: first left of the button first, the button last."""
-    return sorted(seats, key=lambda s: distance(button, s, max_seats))
 
 
 def free_seat(taken: Iterable[int], max_seats: int) -> int | None:

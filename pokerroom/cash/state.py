@@ -18,17 +18,17 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from pokerroom.cash import errors as codes
-from pokerroom.cash.blinds import ButtonState, HandPlan
 from pokerroom.cash.clock import ActionClock, seconds_to_ms
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
 from pokerroom.cash.seating import Seat
 from pokerroom.cash.store import SeatRow
-from pokerroom.cash.views import Message, TableListener, message
 from pokerroom.engine import Hand
 from pokerroom.ledger.service import LedgerService
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.positions import ButtonState, HandPlan
+from pokerroom.table.views import Message, TableListener, message
 
 IDLE, STARTING, PLAYING, SETTLING, HALTED = "idle", "starting", "playing", "settling", "halted"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokerroom.cash.blinds import ButtonState, plan_hand
-from pokerroom.cash.seating import Seat, distance, strictly_between
+from pokerroom.cash.seating import Seat
+from pokerroom.table.positions import ButtonState, distance, plan_hand, strictly_between
 
 SB, BB = 1, 2
 

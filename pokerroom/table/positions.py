@@ -1,7 +1,10 @@
 """Who is dealt in and who posts what: dead button, entry posts, missed blinds (C-2, C-4).
 
 Pure: `plan_hand` reads the seats and the previous hand's blind positions and returns a
-`HandPlan`; the actor applies it. The rules chosen are written in docs/CASH_RULES.md:
+`HandPlan`; the table applies it. Cash and tournament tables both plan with it (a tournament
+seat is always ready and never waits: `ALWAYS_DEALT`). Seat numbers may start at 0 or 1: only
+their differences modulo `max_seats` matter. The rules chosen are written in
+docs/CASH_RULES.md:
 
 * Dead button: the big blind moves to the next ready seat each hand; the small blind goes
   to the seat that had the big blind (dead when that player is not in); the button goes to
@@ -16,16 +19,79 @@ Pure: `plan_hand` reads the seats and the previous hand's blind positions and re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from pokerroom.cash.seating import (
-    Seat,
-    distance,
-    next_seat,
-    position_order,
-    strictly_between,
-)
+
+class PlannedSeat(Protocol):
+    """What the planner reads of a seat (a cash `Seat`, or `ALWAYS_DEALT` in a tournament)."""
+
+    @property
+    def ready(self) -> bool:
+        """May be dealt in or take the big blind."""
+        ...
+
+    @property
+    def waiting(self) -> bool:
+        """Owes an entry or missed-blind post before being dealt in (C-2, C-4)."""
+        ...
+
+    @property
+    def wait_for_bb(self) -> bool:
+        """Waits for the big blind instead of posting (C-2)."""
+        ...
+
+    @property
+    def sitting_out(self) -> bool:
+        """Not dealt in; misses the blinds that pass (C-3, C-4)."""
+        ...
+
+    def entry_posts(self, big_blind: int, small_blind: int) -> tuple[int, int]:
+        """The (live, dead) post due to be dealt in before the big blind (C-2, C-4)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _AlwaysDealt:
+    """A tournament seat: dealt in every hand, posting only the blinds (T-12)."""
+
+    ready: bool = True
+    waiting: bool = False
+    wait_for_bb: bool = False
+    sitting_out: bool = False
+
+    def entry_posts(self, big_blind: int, small_blind: int) -> tuple[int, int]:
+        """Never owed: a tournament has no entry posts."""
+        return 0, 0
+
+
+ALWAYS_DEALT = _AlwaysDealt()
+
+
+def distance(start: int, seat: int, max_seats: int) -> int:
+    """Clockwise steps from `start` to `seat` (1..max_seats; `start` itself is max_seats)."""
+    steps = (seat - start) % max_seats
+    return steps if steps else max_seats
+
+
+def strictly_between(seat: int, start: int, end: int, max_seats: int) -> bool:
+    """Whether `seat` lies clockwise after `start` and before `end` (both excluded)."""
+    return distance(start, seat, max_seats) < distance(start, end, max_seats)
+
+
+def next_seat(after: int, candidates: Iterable[int], max_seats: int) -> int | None:
+    """The first candidate clockwise after `after` (`after` itself comes last), or None."""
+    pool = list(candidates)
+    if not pool:
+        return None
+    return min(pool, key=lambda s: distance(after, s, max_seats))
+
+
+def position_order(seats: Iterable[int], button: int, max_seats: int) -> list[int]:
+    """Seats in engine order: first left of the button first, the button last."""
+    return sorted(seats, key=lambda s: distance(button, s, max_seats))
+
 
 SMALL, BIG, ENTRY = "small", "big", "entry"
 
@@ -65,7 +131,7 @@ class HandPlan:
 
 
 def plan_hand(
-    seats: Mapping[int, Seat],
+    seats: Mapping[int, PlannedSeat],
     max_seats: int,
     small_blind: int,
     big_blind: int,
@@ -105,7 +171,7 @@ def _fresh(max_seats: int, sb: int, bb: int, button: int, ready: list[int]) -> H
 
 
 def _continue(
-    seats: Mapping[int, Seat],
+    seats: Mapping[int, PlannedSeat],
     max_seats: int,
     sb: int,
     bb: int,
@@ -147,7 +213,7 @@ def _continue(
 
 
 def _missed(
-    seats: Mapping[int, Seat], max_seats: int, previous: ButtonState, big: int
+    seats: Mapping[int, PlannedSeat], max_seats: int, previous: ButtonState, big: int
 ) -> list[tuple[int, bool, bool]]:
     """Sitting-out seats the big blind skipped or the small blind reached (C-4)."""
     out = []
