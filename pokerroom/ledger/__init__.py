@@ -12,6 +12,7 @@ from pokerroom.ledger.accounts import Account, get_account, list_accounts, open_
 from pokerroom.ledger.db import default_url, make_engine, resolve_url
 from pokerroom.ledger.errors import (
     AlreadyReversed,
+    Busy,
     CurrencyMismatch,
     IdempotencyConflict,
     InsufficientFunds,
@@ -24,6 +25,7 @@ from pokerroom.ledger.errors import (
     InvalidReference,
     LedgerError,
     SchemaNotAtHead,
+    ServiceUnavailable,
     Unbalanced,
     UnknownAccount,
     UnknownTransfer,
@@ -31,7 +33,7 @@ from pokerroom.ledger.errors import (
 from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind, external, house, wallet
 from pokerroom.ledger.migrate import ensure_at_head, open_ledger_engine, upgrade
 from pokerroom.ledger.reports import CheckReport, Statement, balance, check_ledger, statement
-from pokerroom.ledger.service import LedgerService
+from pokerroom.ledger.service import LedgerService, LedgerSettings
 from pokerroom.ledger.transfers import Posting, Transfer, get_transfer, move, reverse, transfer
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "AccountKind",
     "AccountRef",
     "AlreadyReversed",
+    "Busy",
     "CheckReport",
     "CurrencyMismatch",
     "IdempotencyConflict",
@@ -52,8 +55,10 @@ __all__ = [
     "InvalidReference",
     "LedgerError",
     "LedgerService",
+    "LedgerSettings",
     "Posting",
     "SchemaNotAtHead",
+    "ServiceUnavailable",
     "Statement",
     "Transfer",
     "TransferKind",

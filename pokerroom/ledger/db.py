@@ -51,17 +51,25 @@ def sqlite_path(url: str | URL) -> Path | None:
     return Path(parsed.database)
 
 
-def make_engine(url: str | URL, *, pool_size: int = 5) -> Engine:
+#: SQLite: how long a write waits for another connection's write lock before "locked".
+#: Past it the ledger service treats the database as out (retries, tables pause).
+SQLITE_BUSY_SECONDS = 5.0
+
+
+def make_engine(
+    url: str | URL, *, pool_size: int = 5, busy_timeout: float = SQLITE_BUSY_SECONDS
+) -> Engine:
     """Create an engine with the ledger's connection settings for its backend."""
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
-        engine = sa.create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False})
-        _install_sqlite_hooks(engine)
+        connect = {"timeout": busy_timeout, "check_same_thread": False}
+        engine = sa.create_engine(parsed, connect_args=connect)
+        _install_sqlite_hooks(engine, busy_timeout)
         return engine
     return sa.create_engine(parsed, pool_size=pool_size, max_overflow=pool_size)
 
 
-def _install_sqlite_hooks(engine: Engine) -> None:
+def _install_sqlite_hooks(engine: Engine, busy_timeout: float) -> None:
     """WAL, synchronous=FULL, foreign keys, and `BEGIN IMMEDIATE` for writes.
 
     pysqlite's own transaction handling is switched off so that SQLAlchemy's
@@ -77,7 +85,7 @@ def _install_sqlite_hooks(engine: Engine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -108,3 +108,15 @@ class SchemaNotAtHead(LedgerError):
     """The database is not at the newest migration; the message names the command to run."""
 
     code = "schema_not_at_head"
+
+
+class Busy(LedgerError):
+    """A bounded queue of the ledger service is full: try again shortly (load shedding)."""
+
+    code = "server_busy"
+
+
+class ServiceUnavailable(LedgerError):
+    """The database did not answer before the work's deadline (an outage): try again later."""
+
+    code = "service_unavailable"

@@ -1,40 +1,178 @@
-"""LedgerService: the Twisted face of the ledger; all database work runs in its own thread pool.
+"""LedgerService: the Twisted face of the ledger; database work runs in its own thread pools.
+
+Work goes down one of three lanes, each a thread pool of its own, so that money never waits
+behind reads, logs or chat (docs/ARCHITECTURE.md rule 16):
+
+- **money** (`run`, `write`, `transfer`, `move`, `reverse`, `open_account`): hand starts and
+  settlements, buy-ins, top-ups, cash-outs, tournament money. Never refused for load.
+- **read** (`read`, `balance`, `statement`, `check`): wallets, statements, hand histories. At
+  most `read_queue_max` reads wait or run at once; one more fails at once with `Busy`
+  (`server_busy`). On SQLite (WAL) these threads read while the one writer writes.
+- **log** (`write_log`): chat batches and mutes; bounded like reads (`log_queue_max`).
+
+Retries (rule 16: every retry has an idempotency key, every wait a deadline): a transient
+failure (`faults.is_transient`: a lost or refused connection, a serialization failure, a lock
+held too long) of work that may run twice — `write`, whose work must be idempotent (every
+money write here is, by its ledger key), and `read` — is tried again after a backoff until
+`retry_seconds` have passed on the injected clock. After that, and at once for `run` and
+`write_log` work, the Deferred fails with `ServiceUnavailable` (`service_unavailable`). An
+outage is logged twice, whatever the number of requests: its first failure, and the first
+success after it with its length.
 
 Every method returns a Deferred that fires, on the reactor thread, with a plain value or a
-frozen dataclass (ARCH 7). The reactor is injected; nothing here imports the global one.
+frozen dataclass (ARCH 7). Nothing here imports the global reactor.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
-from typing import Concatenate, ParamSpec, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import structlog
 from sqlalchemy.engine import Engine
 from twisted.application.service import Service
-from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IReactorFromThreads
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.interfaces import IDelayedCall, IReactorFromThreads, IReactorTime
 from twisted.internet.threads import deferToThreadPool
+from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
 from pokerroom.ledger import accounts, migrate, reports, transfers
 from pokerroom.ledger.accounts import Account, AccountLike
 from pokerroom.ledger.db import make_engine
+from pokerroom.ledger.errors import Busy, ServiceUnavailable
+from pokerroom.ledger.faults import Backoff, first_line, is_transient
 from pokerroom.ledger.kinds import AccountKind, TransferKind
 from pokerroom.ledger.reports import CheckReport, Statement
 from pokerroom.ledger.transfers import PostingsIn, Transfer
 
 T = TypeVar("T")
-P = ParamSpec("P")
 log = structlog.get_logger("pokerroom.ledger")
 
-#: Worker threads: SQLite allows one writer at a time; PostgreSQL locks rows.
+#: Money threads: SQLite allows one writer at a time; PostgreSQL locks rows.
 SQLITE_THREADS = 1
 POSTGRESQL_THREADS = 4
+MONEY, READ, LOG = "money", "read", "log"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerSettings:
+    """Threads, queue bounds and the retry deadline (`[database]` in config/room.toml)."""
+
+    read_threads: int = 2
+    log_threads: int = 1
+    read_queue_max: int = 256  # reads waiting or running; one more is refused (server_busy)
+    log_queue_max: int = 64  # chat batches and mutes waiting or running
+    retry_seconds: float = 5.0  # a retried read or write gives up after this long
+    backoff_first_seconds: float = 0.05  # the first wait between tries, doubling ...
+    backoff_most_seconds: float = 1.0  # ... up to this
+
+    def __post_init__(self) -> None:
+        """Refuse settings that cannot work."""
+        if min(self.read_threads, self.log_threads, self.read_queue_max, self.log_queue_max) < 1:
+            raise ValueError("database threads and queue bounds are at least 1")
+        if self.retry_seconds < 0 or self.backoff_first_seconds <= 0:
+            raise ValueError("database retry_seconds >= 0 and backoff_first_seconds > 0")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> LedgerSettings:
+        """Build from the `[database]` TOML table; unknown keys are an error."""
+        unknown = set(values) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown database settings: {sorted(unknown)}")
+        return cls(**values)
+
+
+class Lane:
+    """One thread pool and its work: accepted and not finished (`pending`), in a thread."""
+
+    def __init__(self, name: str, threads: int, limit: int | None) -> None:
+        self.name = name
+        self.threads = threads
+        self.limit = limit  # None: never refused
+        self.pool = ThreadPool(minthreads=threads, maxthreads=threads, name=f"ledger-{name}")
+        self.pending = 0  # queued, running, or waiting to be tried again
+        self.working = 0  # handed to the pool and not back yet
+        self.peak = 0  # the most pending at once
+        self.refused = 0  # refused with Busy because `limit` were pending
+
+    def full(self) -> bool:
+        """Whether one more piece of work would pass the bound."""
+        return self.limit is not None and self.pending >= self.limit
+
+
+class _Job(Generic[T]):
+    """One piece of work on a lane, tried until it succeeds, fails for good or runs out of time."""
+
+    def __init__(
+        self,
+        service: LedgerService,
+        lane: Lane,
+        work: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        deadline: float | None,
+    ) -> None:
+        self.service, self.lane = service, lane
+        self.work, self.args, self.kwargs = work, args, kwargs
+        self.deadline = deadline  # None: one try only
+        self.attempt = 0
+        self.timer: IDelayedCall | None = None
+        self.result: Deferred[T] = Deferred()
+
+    def go(self) -> None:
+        self.timer = None
+        self.service._waiting.discard(self)
+        self.lane.working += 1
+        service = self.service
+        d = deferToThreadPool(
+            service._reactor, self.lane.pool, self.work, service.engine, *self.args, **self.kwargs
+        )
+        d.addCallbacks(self._succeeded, self._failed)
+
+    def _succeeded(self, value: T) -> None:
+        self.lane.working -= 1
+        self.service._answered()
+        self._finish(value)
+
+    def _failed(self, failure: Failure) -> None:
+        self.lane.working -= 1
+        exc = failure.value
+        if exc is None or not is_transient(exc):
+            self._finish(failure)  # a real answer: a refusal (insufficient funds, ...) or a bug
+            return
+        service = self.service
+        service._unreachable(exc)
+        clock = service.clock
+        if self.deadline is not None and clock is not None and service.running:
+            left = self.deadline - clock.seconds()
+            if left > 0:
+                wait = min(service.backoff.delay(self.attempt), left)
+                self.attempt += 1
+                self.timer = clock.callLater(wait, self.go)
+                service._waiting.add(self)
+                return
+        self._finish(Failure(ServiceUnavailable("the database does not answer; try again soon")))
+
+    def cancel(self) -> None:
+        """The service stops: give up waiting for the next try."""
+        if self.timer is not None and self.timer.active():
+            self.timer.cancel()
+        self.timer = None
+        self._finish(Failure(ServiceUnavailable("the ledger is stopping")))
+
+    def _finish(self, outcome: T | Failure) -> None:
+        self.lane.pending -= 1
+        if isinstance(outcome, Failure):
+            self.result.errback(outcome)
+        else:
+            self.result.callback(outcome)
 
 
 class LedgerService(Service):
-    """Owns the engine and the ledger thread pool; starts first and stops last (ARCH 9)."""
+    """Owns the engine and the ledger's thread pools; starts first and stops last (ARCH 9)."""
 
     name = "ledger"
 
@@ -45,38 +183,136 @@ class LedgerService(Service):
         *,
         threads: int | None = None,
         check_schema: bool = True,
+        clock: IReactorTime | None = None,
+        settings: LedgerSettings | None = None,
     ) -> None:
         self._reactor = reactor
         self.engine = database if isinstance(database, Engine) else make_engine(database)
+        self.settings = settings or LedgerSettings()
         if threads is None:
             sqlite = self.engine.dialect.name == "sqlite"
             threads = SQLITE_THREADS if sqlite else POSTGRESQL_THREADS
-        self.threads = threads
+        self.threads = threads  # the money lane's threads
+        #: Timers for retries: the injected clock, else the reactor if it is one, else none
+        #: (then nothing is retried: a transient failure is `service_unavailable` at once).
+        if clock is None and IReactorTime.providedBy(reactor):
+            clock = reactor  # the same object, seen as a clock
+        self.clock: IReactorTime | None = clock
+        self.backoff = Backoff(
+            self.settings.backoff_first_seconds, self.settings.backoff_most_seconds
+        )
         self._check_schema = check_schema
-        self._pool = ThreadPool(minthreads=threads, maxthreads=threads, name="ledger")
+        s = self.settings
+        self.lanes = {
+            MONEY: Lane(MONEY, threads, None),
+            READ: Lane(READ, s.read_threads, s.read_queue_max),
+            LOG: Lane(LOG, s.log_threads, s.log_queue_max),
+        }
+        self._waiting: set[_Job[Any]] = set()
+        self._down_since: float | None = None
+        self._failures = 0
+
+    # ------------------------------------------------------------------ lifecycle
 
     def startService(self) -> None:
         """Refuse a schema that is not at head, then start the worker threads."""
         if self._check_schema:
             migrate.ensure_at_head(self.engine)  # raises SchemaNotAtHead naming the command
-        self._pool.start()
-        # Named, not super(): Twisted's Service is unannotated, and mypy's untyped_calls_exclude
-        # (pyproject) matches a call by the base's name but does not see through super().
+        for lane in self.lanes.values():
+            lane.pool.start()
+        # Named, not super(): mypy's untyped_calls_exclude does not see through super().
         Service.startService(self)
-        log.info("ledger_started", dialect=self.engine.dialect.name, threads=self.threads)
+        log.info(
+            "ledger_started",
+            dialect=self.engine.dialect.name,
+            threads={name: lane.threads for name, lane in self.lanes.items()},
+        )
 
     def stopService(self) -> None:
-        """Finish queued work, stop the threads, close the connections."""
-        Service.stopService(self)  # named, not super(): see startService
-        self._pool.stop()
+        """Give up retries, finish queued work, stop the threads, close the connections."""
+        Service.stopService(self)
+        for job in list(self._waiting):
+            job.cancel()
+        self._waiting.clear()
+        for lane in self.lanes.values():
+            lane.pool.stop()
         self.engine.dispose()
         log.info("ledger_stopped")
 
-    def run(
-        self, work: Callable[Concatenate[Engine, P], T], *args: P.args, **kwargs: P.kwargs
+    # ------------------------------------------------------------------ state
+
+    @property
+    def working(self) -> int:
+        """Pieces of work in a thread or queued for one (not those waiting to be retried)."""
+        return sum(lane.working for lane in self.lanes.values())
+
+    @property
+    def pending(self) -> int:
+        """Pieces of work accepted and not finished, retries included."""
+        return sum(lane.pending for lane in self.lanes.values())
+
+    @property
+    def available(self) -> bool:
+        """False from a transient failure until the next success (an outage)."""
+        return self._down_since is None
+
+    def _now(self) -> float:
+        return self.clock.seconds() if self.clock is not None else time.monotonic()
+
+    def _unreachable(self, exc: BaseException) -> None:
+        self._failures += 1
+        if self._down_since is None:
+            self._down_since = self._now()
+            log.warning("database_unavailable", error=first_line(exc))
+
+    def _answered(self) -> None:
+        if self._down_since is not None:
+            seconds = round(self._now() - self._down_since, 3)
+            log.warning("database_available", outage_seconds=seconds, failures=self._failures)
+            self._down_since = None
+            self._failures = 0
+
+    # ------------------------------------------------------------------ lanes
+
+    def _submit(
+        self,
+        lane_name: str,
+        retry: bool,
+        work: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
     ) -> Deferred[T]:
-        """Run `work(engine, *args, **kwargs)` in the ledger thread pool."""
-        return deferToThreadPool(self._reactor, self._pool, work, self.engine, *args, **kwargs)
+        lane = self.lanes[lane_name]
+        if lane.full():
+            lane.refused += 1
+            busy = Busy(f"the server is busy ({lane.name} queue full); try again shortly")
+            return fail(busy)
+        lane.pending += 1
+        lane.peak = max(lane.peak, lane.pending)
+        deadline = None
+        if retry and self.clock is not None:
+            deadline = self.clock.seconds() + self.settings.retry_seconds
+        job = _Job(self, lane, work, args, kwargs, deadline)
+        job.go()
+        return job.result
+
+    def run(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> Deferred[T]:
+        """Run `work(engine, *args, **kwargs)` once in the money lane (not retried)."""
+        return self._submit(MONEY, False, work, args, kwargs)
+
+    def write(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> Deferred[T]:
+        """Run idempotent `work(engine, ...)` in the money lane, retried through an outage."""
+        return self._submit(MONEY, True, work, args, kwargs)
+
+    def read(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> Deferred[T]:
+        """Run read-only `work(engine, ...)` in the bounded read lane, retried; or `Busy`."""
+        return self._submit(READ, True, work, args, kwargs)
+
+    def write_log(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> Deferred[T]:
+        """Run `work(engine, ...)` once in the bounded log lane (chat, mutes); or `Busy`."""
+        return self._submit(LOG, False, work, args, kwargs)
+
+    # ------------------------------------------------------------------ money
 
     def transfer(
         self,
@@ -88,9 +324,9 @@ class LedgerService(Service):
         reference: str = "",
         memo: str = "",
     ) -> Deferred[Transfer]:
-        """Post a balanced transfer (see `transfers.transfer`)."""
+        """Post a balanced transfer (see `transfers.transfer`); idempotent by `key`."""
         frozen = list(postings.items() if isinstance(postings, Mapping) else postings)
-        return self.run(
+        return self.write(
             transfers.transfer,
             key=key,
             kind=kind,
@@ -112,8 +348,8 @@ class LedgerService(Service):
         reference: str = "",
         memo: str = "",
     ) -> Deferred[Transfer]:
-        """Move `amount` from `source` to `destination` (see `transfers.move`)."""
-        return self.run(
+        """Move `amount` from `source` to `destination` (see `transfers.move`); keyed."""
+        return self.write(
             transfers.move,
             key=key,
             kind=kind,
@@ -126,21 +362,23 @@ class LedgerService(Service):
         )
 
     def reverse(self, transfer_id: int, *, key: str, memo: str = "") -> Deferred[Transfer]:
-        """Post a correction that undoes a transfer (see `transfers.reverse`)."""
-        return self.run(transfers.reverse, transfer_id, key=key, memo=memo)
+        """Post a correction that undoes a transfer (see `transfers.reverse`); keyed."""
+        return self.write(transfers.reverse, transfer_id, key=key, memo=memo)
 
     def open_account(self, kind: AccountKind | str, owner: str, currency: str) -> Deferred[Account]:
         """Get or create an account."""
-        return self.run(accounts.open_account, kind, owner, currency)
+        return self.write(accounts.open_account, kind, owner, currency)
+
+    # ------------------------------------------------------------------ reads
 
     def balance(self, account: AccountLike) -> Deferred[Account]:
         """An account with its balance."""
-        return self.run(reports.balance, account)
+        return self.read(reports.balance, account)
 
     def statement(self, account: AccountLike, limit: int = 50) -> Deferred[Statement]:
         """An account's latest postings."""
-        return self.run(reports.statement, account, limit)
+        return self.read(reports.statement, account, limit)
 
     def check(self) -> Deferred[CheckReport]:
         """The whole-ledger check."""
-        return self.run(reports.check_ledger)
+        return self.read(reports.check_ledger)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
-from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from pokerroom.ledger import LedgerService, make_engine, upgrade
@@ -34,22 +32,12 @@ def reactor() -> QueueReactor:
 
 
 class CountingLedger(LedgerService):
-    """The real LedgerService, counting work in flight so that tests can wait for quiet."""
+    """The real LedgerService; `in_flight` lets tests wait until the database work is done."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.in_flight = 0
-
-    def run(self, work: Callable[..., Any], *args: Any, **kwargs: Any) -> Deferred[Any]:
-        """Run `work` in the pool, counting it until it is done."""
-        self.in_flight += 1
-        d = super().run(work, *args, **kwargs)
-
-        def done(result: Any) -> Any:
-            self.in_flight -= 1
-            return result
-
-        return d.addBoth(done)
+    @property
+    def in_flight(self) -> int:
+        """Work handed to the ledger's thread pools (every lane) and not answered yet."""
+        return self.working
 
 
 @pytest.fixture
