@@ -6,9 +6,10 @@ import sqlalchemy as sa
 
 
 def all_metadata() -> list[sa.MetaData]:
-    """The MetaData of the ledger (with the cash tables declared on it) and of the server."""
+    """The MetaData of the ledger (with the cash tables declared on it), the server and staff."""
     import pokerroom.cash.store  # noqa: F401  (declares the cash tables on the ledger's metadata)
+    from pokerroom.admin.schema import metadata as admin_metadata
     from pokerroom.ledger.schema import metadata as ledger_metadata
     from pokerroom.server.schema import metadata as server_metadata
 
-    return [ledger_metadata, server_metadata]
+    return [ledger_metadata, server_metadata, admin_metadata]
