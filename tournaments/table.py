@@ -16,13 +16,13 @@ from typing import Protocol
 import structlog
 from twisted.internet.interfaces import IReactorTime
 
-from pokerroom.cash.clock import ActionClock
 from pokerroom.engine import errors as engine_errors
 from pokerroom.engine.cards import RandomSource, shuffled_deck
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.hand import Hand
 from pokerroom.engine.variants import VARIANTS
+from pokerroom.table.clock import ActionClock
 from tournaments.director.eliminations import Knockout
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level

@@ -11,7 +11,6 @@ from typing import Any
 from twisted.internet.defer import Deferred
 
 from pokerroom.cash import errors as codes
-from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.membership import Membership
 from pokerroom.cash.play import HandLoop
 from pokerroom.cash.seating import Seat
@@ -19,6 +18,7 @@ from pokerroom.cash.state import PLAYING, STARTING
 from pokerroom.cash.store import Recovery
 from pokerroom.engine import EngineError
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.clock import seconds_to_ms
 from pokerroom.table.views import Message, hand_view, message
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")

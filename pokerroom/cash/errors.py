@@ -1,18 +1,40 @@
 """The stable error codes the cash table answers with (P-1); docs/PROTOCOL.md lists them.
 
-Betting errors also use the engine's codes (pokerroom.engine.errors): not_your_turn,
-below_min_raise, above_pot_limit, not_fixed_limit_size, betting_capped, insufficient_chips,
-raise_not_reopened, nothing_to_raise, fold_not_needed.
+The codes of acting at any table (no_hand, cannot_check, ...) are pokerroom.table.errors's,
+named here too; betting errors use the engine's codes (pokerroom.engine.errors).
 """
 
 from __future__ import annotations
 
-INVALID_AMOUNT = "invalid_amount"  # not a positive int of cents (same code as the session's)
+from pokerroom.table.errors import (
+    BAD_ACTION as BAD_ACTION,
+)
+from pokerroom.table.errors import (
+    CANNOT_CHECK as CANNOT_CHECK,
+)
+from pokerroom.table.errors import (
+    INVALID_AMOUNT as INVALID_AMOUNT,
+)
+from pokerroom.table.errors import (
+    NO_HAND as NO_HAND,
+)
+from pokerroom.table.errors import (
+    NOT_IN_HAND as NOT_IN_HAND,
+)
+from pokerroom.table.errors import (
+    NOT_SEATED as NOT_SEATED,
+)
+from pokerroom.table.errors import (
+    NOTHING_TO_CALL as NOTHING_TO_CALL,
+)
+from pokerroom.table.errors import (
+    TABLE_CLOSED as TABLE_CLOSED,
+)
+
 UNKNOWN_SEAT = "unknown_seat"  # no such seat number at this table
 SEAT_TAKEN = "seat_taken"  # someone sits there
 TABLE_FULL = "table_full"  # no free seat
 ALREADY_SEATED = "already_seated"  # the player already sits (or is sitting down) here
-NOT_SEATED = "not_seated"  # the request needs a seat at this table
 STILL_SEATED = "still_seated"  # unobserve while seated: leave first
 BUY_IN_OUT_OF_RANGE = "buy_in_out_of_range"  # C-9: outside [min, max]; details min, max
 RATHOLE_MINIMUM = "rathole_minimum"  # C-10: must bring at least what was taken; details minimum
@@ -23,10 +45,4 @@ ALREADY_SITTING_OUT = "already_sitting_out"  # C-3
 NOT_SITTING_OUT = "not_sitting_out"  # C-3
 NO_CHIPS = "no_chips"  # sit_in with an empty stack: top up first
 LEAVING = "leaving"  # the player already asked to leave
-NO_HAND = "no_hand"  # act with no hand running
-NOT_IN_HAND = "not_in_hand"  # act by a seated player who was not dealt in
-BAD_ACTION = "bad_action"  # not fold, check, call, bet or raise
-CANNOT_CHECK = "cannot_check"  # check when facing a bet: call or fold
-NOTHING_TO_CALL = "nothing_to_call"  # call with nothing to call: check
-TABLE_CLOSED = "table_closed"  # the table stopped (shutdown or a database failure)
 LEDGER_FAILED = "ledger_failed"  # the money move failed; nothing changed

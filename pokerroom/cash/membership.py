@@ -12,7 +12,6 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from pokerroom.cash import errors as codes
-from pokerroom.cash.clock import seconds_to_ms
 from pokerroom.cash.declines import is_decline
 from pokerroom.cash.memory import CashOut
 from pokerroom.cash.policies import AdmissionDecision
@@ -21,6 +20,7 @@ from pokerroom.cash.state import IDLE, PLAYING, TableState
 from pokerroom.cash.store import SeatRow
 from pokerroom.ledger.errors import InsufficientFunds
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.clock import seconds_to_ms
 
 
 def _is_amount(value: object) -> bool:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from twisted.python.failure import Failure
 
-from pokerroom.cash.clock import refill_timebank, seconds_to_ms
 from pokerroom.cash.histories import hand_history
 from pokerroom.cash.state import HALTED, IDLE, PLAYING, SETTLING, STARTING, TableState
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
 from pokerroom.engine.cards import shuffled_deck
+from pokerroom.table.clock import refill_timebank, seconds_to_ms
 from pokerroom.table.positions import plan_hand
 from pokerroom.table.views import event_deliveries, legal_view, message
 

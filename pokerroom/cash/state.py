@@ -18,7 +18,6 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from pokerroom.cash import errors as codes
-from pokerroom.cash.clock import ActionClock, seconds_to_ms
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
@@ -27,6 +26,7 @@ from pokerroom.cash.store import SeatRow
 from pokerroom.engine import Hand
 from pokerroom.ledger.service import LedgerService
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.clock import ActionClock, seconds_to_ms
 from pokerroom.table.positions import ButtonState, HandPlan
 from pokerroom.table.views import Message, TableListener, message
 

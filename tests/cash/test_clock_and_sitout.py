@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pokerroom.cash import TableActor
-from pokerroom.cash.clock import refill_timebank
 from pokerroom.ledger.kinds import wallet
+from pokerroom.table.clock import refill_timebank
 from tests.cash.conftest import USD, Harness, next_hand, play_hand, play_out
 
 
