@@ -12,7 +12,7 @@ from pokerroom.ledger.schema import NAMING
 
 metadata = sa.MetaData(naming_convention=NAMING)
 
-#: Staff accounts, apart from players: a role (support, floor, director, admin) and an argon2id hash.
+#: Staff accounts, apart from players: a role (support, floor, director, admin), an argon2id hash.
 staff = sa.Table(
     "staff",
     metadata,

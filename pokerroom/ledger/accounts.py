@@ -100,6 +100,26 @@ def resolve_refs(engine: Engine, refs: Iterable[AccountRef]) -> dict[AccountRef,
     return {ref: cache[ref] for ref in refs}
 
 
+def resolve_refs_on(conn: Connection, refs: Iterable[AccountRef]) -> dict[AccountRef, int]:
+    """Ids for `refs` inside the caller's open transaction, opening missing accounts on `conn`.
+
+    Ids of accounts that already existed are cached; those opened here are not, since the
+    caller's transaction may still roll back.
+    """
+    cache = _cache(conn.engine)
+    wanted = [ref for ref in dict.fromkeys(refs) if ref not in cache]
+    found = _select_by_refs(conn, wanted) if wanted else {}
+    cache.update(found)
+    missing = [ref for ref in wanted if ref not in found]
+    if missing:
+        conn.execute(
+            sa.insert(accounts),
+            [{"kind": r.kind.value, "owner": r.owner, "currency": r.currency} for r in missing],
+        )
+        found.update(_select_by_refs(conn, missing))
+    return {ref: cache[ref] if ref in cache else found[ref] for ref in refs}
+
+
 def _open_many(engine: Engine, refs: list[AccountRef]) -> dict[AccountRef, int]:
     def work(conn: Connection) -> dict[AccountRef, int]:
         found = _select_by_refs(conn, refs)

@@ -110,7 +110,7 @@ def _content_hash(fields: tuple[HashField, ...]) -> str:
 
 
 def _draft(
-    engine: Engine,
+    engine: Engine | Connection,
     *,
     key: str,
     kind: TransferKind | str,
@@ -131,7 +131,12 @@ def _draft(
     for ref in refs:
         if ref.currency != currency:
             raise CurrencyMismatch(f"account {ref} is not in {currency}")
-    ids = acc.resolve_refs(engine, refs) if refs else {}
+    ids: dict[AccountRef, int] = {}
+    if refs:
+        if isinstance(engine, Connection):  # the caller's transaction (transfer_on)
+            ids = acc.resolve_refs_on(engine, refs)
+        else:
+            ids = acc.resolve_refs(engine, refs)
     id_lines = tuple((ids[a] if isinstance(a, AccountRef) else a, amt) for a, amt in lines)
     if len({a for a, _ in id_lines}) != len(id_lines):
         raise InvalidPostings("a transfer names the same account twice")
@@ -230,6 +235,43 @@ def transfer(
         memo=memo,
     )
     return _post(engine, draft)
+
+
+def transfer_on(
+    conn: Connection,
+    *,
+    key: str,
+    kind: TransferKind | str,
+    currency: str,
+    postings: PostingsIn,
+    reference: str = "",
+    memo: str = "",
+) -> Transfer:
+    """Post one balanced transfer inside the caller's open transaction on `conn` (P-2).
+
+    The caller owns the unit of work (docs/ARCHITECTURE.md rule 14): the transfer commits or
+    rolls back with whatever else the caller writes on `conn`, and accounts it opens are opened
+    there too. A key already used returns the first transfer (`replayed`) when the content is
+    the same, else raises IdempotencyConflict. Two transactions racing on one new key: one
+    fails with the database's IntegrityError and rolls back whole; run again, it is a replay.
+    """
+    draft = _draft(
+        conn,
+        key=key,
+        kind=kind,
+        currency=currency,
+        postings_in=postings,
+        reference=reference,
+        memo=memo,
+    )
+    first = get_transfer(conn, key=key)
+    if first is not None:
+        if first.content_hash != draft.content_hash:
+            raise IdempotencyConflict(
+                f"key {key!r} was used for transfer {first.transfer.id} with different content"
+            )
+        return first.replay()
+    return _write(conn, draft)
 
 
 def move(
