@@ -36,8 +36,9 @@ def config(tables: int) -> str:
     """A room with `tables` six-max NLHE tables and cheap password hashing."""
     lines = [
         '[server]\nhost = "127.0.0.1"\nlog_format = "json"',
-        "[session]\noutbound_queue_max = 5000",
-        "[accounts]\ntime_cost = 1\nmemory_kib = 8",
+        # every bot connects from 127.0.0.1 and registers at once: no per-address cap
+        "[session]\noutbound_queue_max = 5000\nmax_connections_per_address = 0",
+        "[accounts]\ntime_cost = 1\nmemory_kib = 8\nhash_queue_max = 10000",
         "[dev]\nallow_deposit = true",
     ]
     for n in range(tables):

@@ -82,6 +82,17 @@ class HandStore:
         """The player's latest finished hands as PHH text, others' hidden cards masked (C-15)."""
         return self.ledger.run(histories.player_histories, player_id, table_id, limit)
 
+    def history_page(
+        self,
+        player_id: str,
+        table_id: str | None = None,
+        limit: int = 20,
+        before: str | None = None,
+    ) -> Deferred[list[tuple[str, str]]]:
+        """A page of the player's finished hands older than the cursor `before`, newest first:
+        up to `limit` + 1 (cursor, PHH text) pairs, others' hidden cards masked (C-15)."""
+        return self.ledger.run(histories.player_history_page, player_id, table_id, limit, before)
+
     def cash_out(
         self,
         table_id: str,

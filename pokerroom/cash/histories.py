@@ -82,3 +82,58 @@ def player_histories(
         return [dumps(masked_for(row.history, player_id)) for row in conn.execute(query)]
 
     return read(engine, work)
+
+
+def history_cursor(ended_at_ms: int, hand_id: str) -> str:
+    """The paging cursor of one hand: `<ended_at_ms>:<hand_id>` (hands are ordered by both)."""
+    return f"{ended_at_ms}:{hand_id}"
+
+
+def parse_history_cursor(cursor: str) -> tuple[int, str]:
+    """The (ended_at_ms, hand_id) of a cursor made by `history_cursor`; ValueError if not one."""
+    ended, _, hand_id = cursor.partition(":")
+    if not ended.isdigit() or not hand_id:
+        raise ValueError(f"not a history cursor: {cursor[:40]!r}")
+    return int(ended), hand_id
+
+
+def player_history_page(
+    engine: Engine,
+    player_id: str,
+    table_id: str | None = None,
+    limit: int = 20,
+    before: str | None = None,
+) -> list[tuple[str, str]]:
+    """Up to `limit` + 1 of the player's settled hands older than the cursor `before`, newest
+    first, as (cursor, PHH text) with others' hidden cards masked (C-15). One row more than
+    asked tells the caller whether older hands remain."""
+    limit = max(1, min(int(limit), MAX_LIMIT))
+    hp = cash_hand_players
+    query = (
+        sa.select(hp.c.ended_at_ms, hp.c.hand_id, cash_hand_histories.c.history)
+        .join(cash_hand_histories, hp.c.hand_id == cash_hand_histories.c.hand_id)
+        .where(hp.c.player_id == player_id)
+        .order_by(hp.c.ended_at_ms.desc(), hp.c.hand_id.desc())
+        .limit(limit + 1)
+    )
+    if table_id is not None:
+        query = query.where(hp.c.table_id == table_id)
+    if before is not None:
+        ended, hand_id = parse_history_cursor(before)
+        query = query.where(
+            sa.or_(
+                hp.c.ended_at_ms < ended,
+                sa.and_(hp.c.ended_at_ms == ended, hp.c.hand_id < hand_id),
+            )
+        )
+
+    def work(conn: Connection) -> list[tuple[str, str]]:
+        return [
+            (
+                history_cursor(row.ended_at_ms, row.hand_id),
+                dumps(masked_for(row.history, player_id)),
+            )
+            for row in conn.execute(query)
+        ]
+
+    return read(engine, work)

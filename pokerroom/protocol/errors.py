@@ -8,9 +8,28 @@ codes (pokerroom.engine.errors); docs/PROTOCOL.md lists all of them.
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any
 
 from pokerroom.errors import CodedError
+
+#: Longest excerpt of a client's value that an error message may quote (P-1).
+EXCERPT_CHARS = 60
+#: Longest `message` an error frame carries; longer ones are cut (P-1: always answerable).
+MAX_MESSAGE_CHARS = 500
+
+_EXCERPT = reprlib.Repr()
+_EXCERPT.maxlevel = 2
+_EXCERPT.maxstring = 40
+_EXCERPT.maxother = 40
+_EXCERPT.maxlong = 40
+_EXCERPT.maxlist = _EXCERPT.maxtuple = _EXCERPT.maxset = _EXCERPT.maxdict = 4
+
+
+def excerpt(value: object) -> str:
+    """A short, escaped excerpt of a client's value for an error message (never the whole)."""
+    text = _EXCERPT.repr(value)
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 3] + "..."
 
 
 class ProtocolError(CodedError):
@@ -26,7 +45,7 @@ class ProtocolError(CodedError):
             "type": "error",
             "id": request_id,
             "code": self.code,
-            "message": self.message,
+            "message": self.message[:MAX_MESSAGE_CHARS],
         }
         if self.details:
             frame["details"] = self.details
@@ -44,6 +63,8 @@ INVALID_AMOUNT = "invalid_amount"  # an amount is negative, zero where not allow
 IDENTITY_NOT_ALLOWED = "identity_not_allowed"  # a field tried to name the acting player
 BAD_REQUEST_ID = "bad_request_id"  # `id` missing or not a short string / int
 TOO_MANY_REQUESTS = "too_many_requests"  # more than 64 requests waiting; the connection closes
+TOO_MANY_CONNECTIONS = "too_many_connections"  # the room or this address is at its connection cap
+LOGIN_TIMEOUT = "login_timeout"  # not logged in within hello_timeout_seconds of connecting
 
 # -- handshake and accounts ---------------------------------------------------------------
 HELLO_REQUIRED = "hello_required"  # the first message must be `hello`
@@ -56,6 +77,8 @@ NAME_TAKEN = "name_taken"  # register: the name exists
 WEAK_PASSWORD = "weak_password"  # register: shorter than 8 or longer than 256 characters
 BAD_CREDENTIALS = "bad_credentials"  # login: unknown name or wrong password (never says which)
 BAD_TOKEN = "bad_token"  # resume: unknown, used or expired token
+TOO_MANY_ATTEMPTS = "too_many_attempts"  # login: too many failures for this name or address
+SERVER_BUSY = "server_busy"  # login/register: the password-hashing queue is full; try again
 NOT_MODERATOR = "not_moderator"  # a moderator-only request from a player who is not one
 DEPOSITS_DISABLED = "deposits_disabled"  # the dev-only `deposit` is off in this room
 
@@ -96,5 +119,6 @@ SESSION_CODES: tuple[str, ...] = tuple(
 def amount_error(field: str, value: object) -> ProtocolError:
     """The `invalid_amount` error for a money field that is not a positive int."""
     return ProtocolError(
-        INVALID_AMOUNT, f"{field} must be a positive whole number of cents, got {value!r}"
+        INVALID_AMOUNT,
+        f"{field} must be a positive whole number of cents, got {excerpt(value)}",
     )

@@ -7,6 +7,7 @@ Pure. A `Field` names its JSON key, its kind, whether it is required, and a line
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,10 @@ MAX_TEXT = 2000
 TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 PLAYER_NAME_RE = re.compile(r"^[a-z0-9_]{3,20}$")
 CURRENCY_RE = re.compile(r"^[A-Z][A-Z0-9]{1,7}$")
+#: A `before` cursor of hand_histories: `<ended_at_ms>:<hand_id>`, as returned in `next`.
+HISTORY_CURSOR_RE = re.compile(r"[0-9]{1,16}:[A-Za-z0-9_.:-]{1,80}")
+#: Longest name a client may type; checked before any normalization or database work.
+MAX_NAME_INPUT = 64
 
 CLIENT_KINDS = ("desktop", "mobile", "web")
 ACTIONS = ("fold", "check", "call", "bet", "raise")
@@ -40,9 +45,34 @@ def _string(name: str, value: object, pattern: re.Pattern[str] | None, max_len: 
         raise _bad(name, f"must be a string, got {type(value).__name__}")
     if not value or len(value) > max_len:
         raise _bad(name, f"must hold 1 to {max_len} characters")
-    if pattern is not None and not pattern.match(value):
-        raise _bad(name, f"{value!r} is not of the form {pattern.pattern}")
+    if pattern is not None and not pattern.fullmatch(value):  # all of it: no trailing newline
+        raise _bad(name, f"{errors.excerpt(value)} is not of the form {pattern.pattern}")
     return value
+
+
+def normalize_name(value: str) -> str | None:
+    """The canonical form of a player name, or None if it is not a valid name.
+
+    Rule (docs/PROTOCOL.md, "Accounts"): the length is checked first (at most MAX_NAME_INPUT
+    characters typed); then Unicode NFKC, case folding and NFKC again; the result must be 3 to
+    20 of ASCII `a-z`, `0-9`, `_`, the whole string. Full-width and styled letters fold to
+    their ASCII form ("Ａｌｉｃｅ" is "alice"); lookalikes from other scripts (Cyrillic "а",
+    Greek "ο") and invisible characters are refused, so two names that look alike are the same
+    name or one of them is not allowed.
+    """
+    if not 0 < len(value) <= MAX_NAME_INPUT:
+        return None
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold())
+    return folded if PLAYER_NAME_RE.fullmatch(folded) else None
+
+
+def player_name(name: str, value: object) -> str:
+    """A player named by a moderator (`target`): normalized as at registration; else `bad_field`."""
+    text = _string(name, value, None, MAX_NAME_INPUT)
+    normal = normalize_name(text)
+    if normal is None:
+        raise _bad(name, f"{errors.excerpt(text)} is not a player name")
+    return normal
 
 
 def check_amount(name: str, value: object) -> int:
@@ -55,9 +85,9 @@ def check_amount(name: str, value: object) -> int:
 def check_int(name: str, value: object, low: int, high: int) -> int:
     """An int in [low, high]; else `bad_field`."""
     if not is_int(value):
-        raise _bad(name, f"must be a whole number, got {value!r}")
+        raise _bad(name, f"must be a whole number, got {errors.excerpt(value)}")
     if not low <= value <= high:  # type: ignore[operator]
-        raise _bad(name, f"must be between {low} and {high}, got {value}")
+        raise _bad(name, f"must be between {low} and {high}, got {errors.excerpt(value)}")
     return value  # type: ignore[return-value]
 
 
@@ -96,7 +126,7 @@ def choice(options: tuple[str, ...]) -> Callable[[str, object], str]:
 
     def check(name: str, value: object) -> str:
         if value not in options or not isinstance(value, str):
-            raise _bad(name, f"must be one of {', '.join(options)}, got {value!r}")
+            raise _bad(name, f"must be one of {', '.join(options)}, got {errors.excerpt(value)}")
         return value
 
     return check
@@ -110,7 +140,7 @@ def integer(low: int, high: int) -> Callable[[str, object], int]:
 def boolean(name: str, value: object) -> bool:
     """true or false."""
     if not isinstance(value, bool):
-        raise _bad(name, f"must be true or false, got {value!r}")
+        raise _bad(name, f"must be true or false, got {errors.excerpt(value)}")
     return value
 
 

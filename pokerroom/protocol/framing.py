@@ -59,7 +59,21 @@ def decode_frame(line: bytes, strict: bool = True) -> dict[str, Any]:
         raise ProtocolError(errors.BAD_FRAME, f"frame is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise ProtocolError(errors.BAD_FRAME, "a frame must be one JSON object")
+    if strict and b"\\u" in line and not _is_unicode(value):
+        raise ProtocolError(errors.BAD_FRAME, "a string holds a lone surrogate (\\ud800-\\udfff)")
     return value
+
+
+def _is_unicode(value: dict[str, Any]) -> bool:
+    """False if a key or string holds a lone surrogate: JSON escapes can spell one, UTF-8 cannot.
+
+    Such a string can be neither echoed nor stored, so the frame is refused as a whole (P-1).
+    """
+    try:
+        _ENCODER.encode(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def encode_frame(message: dict[str, Any]) -> bytes:

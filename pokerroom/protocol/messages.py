@@ -85,7 +85,9 @@ def parse_request(frame: dict[str, Any]) -> Request:
     kind = frame.get("type")
     message = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
     if message is None:
-        raise ProtocolError(errors.UNKNOWN_MESSAGE, f"no client message named {kind!r}")
+        raise ProtocolError(
+            errors.UNKNOWN_MESSAGE, f"no client message named {errors.excerpt(kind)}"
+        )
     claimed = IDENTITY_KEYS.intersection(frame)
     if claimed:
         raise ProtocolError(
@@ -94,7 +96,9 @@ def parse_request(frame: dict[str, Any]) -> Request:
         )
     extra = frame.keys() - _allowed_keys(message)
     if extra:
-        raise ProtocolError(errors.UNKNOWN_FIELD, f"{message.name} has no field {min(extra)!r}")
+        raise ProtocolError(
+            errors.UNKNOWN_FIELD, f"{message.name} has no field {errors.excerpt(min(extra))}"
+        )
     args: dict[str, Any] = {}
     for field in message.fields:
         if field.name not in frame:
@@ -351,12 +355,22 @@ class Deposit(Message):
 
 
 class HandHistories(Message):
-    """The player's own finished hands as PHH text, newest first. `ok` {hands: [...]}."""
+    """The player's own finished hands as PHH text, newest first, a page at a time.
+
+    `ok` {hands: [...], truncated, next}: a page holds at most `limit` hands and stays small
+    (about 16 KiB); `next` is the cursor to pass as `before` for the older hands, or null."""
 
     name = "hand_histories"
     fields = (
         Field("table_id", "string", "only this table", False, f.pattern(f.TABLE_ID_RE)),
         Field("limit", "int", "1..100, default 20", False, f.integer(1, 100)),
+        Field(
+            "before",
+            "string",
+            "the `next` of the previous page: only older hands",
+            False,
+            f.pattern(f.HISTORY_CURSOR_RE, 100),
+        ),
     )
 
 
@@ -367,7 +381,7 @@ class Mute(Message):
 
     name = "mute"
     fields = (
-        Field("target", "string", "the player to mute", True, f.pattern(f.PLAYER_NAME_RE, 20)),
+        Field("target", "string", "the player to mute", True, f.player_name),
         Field("table_id", "string", "only at this table", False, f.pattern(f.TABLE_ID_RE)),
         Field(
             "minutes",
@@ -386,6 +400,6 @@ class Unmute(Message):
 
     name = "unmute"
     fields = (
-        Field("target", "string", "the player", True, f.pattern(f.PLAYER_NAME_RE, 20)),
+        Field("target", "string", "the player", True, f.player_name),
         Field("table_id", "string", "the table mute to lift", False, f.pattern(f.TABLE_ID_RE)),
     )

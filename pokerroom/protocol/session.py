@@ -5,7 +5,10 @@ player's id; it never takes an identity from a message (ARCHITECTURE rule 8). Re
 started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so
 answers to slow requests (a `leave` waits for the hand to end) may come after later ones.
 Outbound frames go straight to the transport until it pauses us (its buffer is full): then
-they wait in a queue, and a client whose queue passes `outbound_queue_max` is cut off (slow_reader).
+they wait in a queue, and a client whose queue passes `outbound_queue_max` frames or
+`outbound_queue_max_bytes` bytes is cut off (slow_reader). The limits that keep one client
+from holding the room's memory or threads (connection caps, the login deadline, the login
+throttle) are described in docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pokerroom.protocol import errors
 from pokerroom.protocol.direct import write_now
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import goodbye, ok
+from pokerroom.protocol.fields import normalize_name
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
 from pokerroom.protocol.messages import (
     PROTOCOL_VERSION,
@@ -34,6 +38,7 @@ from pokerroom.protocol.messages import (
     check_request_id,
     parse_request,
 )
+from pokerroom.server.throttle import Attempt, LoginThrottle
 
 if TYPE_CHECKING:
     from pokerroom.server.accounts import Player, PlayerAccounts
@@ -47,12 +52,56 @@ SERVER_NAME = "pokerroom"
 
 @dataclass(frozen=True, slots=True)
 class SessionSettings:
-    """Per-connection limits (`[session]` in config/room.toml)."""
+    """Connection limits (`[session]` in config/room.toml; docs/SECURITY.md). 0 turns off
+    `hello_timeout_seconds`, `max_connections` and `max_connections_per_address`."""
 
     heartbeat_seconds: float = 30.0
     idle_timeout_seconds: float = 90.0
+    hello_timeout_seconds: float = 10.0
     outbound_queue_max: int = 2000
+    outbound_queue_max_bytes: int = 1024 * 1024
     max_pending_requests: int = 64
+    max_connections: int = 10_000
+    max_connections_per_address: int = 64
+
+
+def peer_host(address: object) -> str:
+    """The source address of a connection (its IP), the key of per-address limits."""
+    host = getattr(address, "host", None)
+    return host if isinstance(host, str) and host else "local"
+
+
+class ConnectionGate:
+    """Open connections, in all and per source address, against their caps (docs/SECURITY.md)."""
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total, self.per_address = total, per_address
+        self.open = 0
+        self._by_address: dict[str, int] = {}
+
+    def admit(self, address: str) -> str | None:
+        """Count a new connection from `address`: None if admitted, else why it is refused."""
+        if self.total and self.open >= self.total:
+            return "the room has as many connections as it takes; try again later"
+        held = self._by_address.get(address, 0)
+        if self.per_address and held >= self.per_address:
+            return f"at most {self.per_address} connections from one address"
+        self.open += 1
+        self._by_address[address] = held + 1
+        return None
+
+    def release(self, address: str) -> None:
+        """An admitted connection from `address` closed."""
+        self.open -= 1
+        held = self._by_address.get(address, 0) - 1
+        if held > 0:
+            self._by_address[address] = held
+        else:
+            self._by_address.pop(address, None)
+
+    def from_address(self, address: str) -> int:
+        """How many connections `address` holds."""
+        return self._by_address.get(address, 0)
 
 
 def error_of(failure: Failure) -> ProtocolError:
@@ -76,38 +125,65 @@ class RoomSession(Protocol):
         accounts: PlayerAccounts,
         clock: IReactorTime,
         settings: SessionSettings,
+        *,
+        gate: ConnectionGate | None = None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.hub, self.lobby, self.accounts = hub, lobby, accounts
         self.clock, self.settings = clock, settings
+        self.gate = gate
+        self.throttle = throttle or LoginThrottle()
         self.session_id = next(_ids)
         self.client_kind: str | None = None
         self.player: Player | None = None
+        self.address = "local"
+        self._admitted = False
+        self._logging_in = False  # a register/login/resume is running: a second one is refused
+        self._deadline: IDelayedCall | None = None
         self._decoder = FrameDecoder(MAX_FRAME)
         self._pending: deque[dict[str, Any] | ProtocolError] = deque()
         self._in_flight = 0
         self._closing = False
         self._paused = False
         self._outbox: deque[bytes] = deque()
+        self._outbox_bytes = 0
         self._last_in = self._last_out = 0.0
         self._timer: IDelayedCall | None = None
         self.log = log.bind(session_id=self.session_id)
 
     # -- connection -----------------------------------------------------------------------
     def connectionMade(self) -> None:
-        """Register for back-pressure and start the keepalive timer."""
+        """Admit the connection (caps), register for back-pressure, start the timers."""
+        transport = self.transport
+        assert transport is not None  # makeConnection sets it before calling us
+        self.address = peer_host(transport.getPeer())
+        refusal = self.gate.admit(self.address) if self.gate is not None else None
+        if refusal is not None:
+            self.log.info("connection_refused", peer=self.address, reason=refusal)
+            transport.write(encode_frame(goodbye(errors.TOO_MANY_CONNECTIONS, refusal)))
+            self._closing = True
+            transport.loseConnection()
+            return
+        self._admitted = True
         self.transport.registerProducer(self, True)  # type: ignore[union-attr]
         if hasattr(self.transport, "setTcpNoDelay"):  # small frames: no Nagle delay
             self.transport.setTcpNoDelay(True)
         self._last_in = self._last_out = self.clock.seconds()
         self._schedule()
-        self.log.info("connected", peer=str(self.transport.getPeer()))  # type: ignore[union-attr]
+        self._arm_deadline()
+        self.log.info("connected", peer=str(transport.getPeer()))
 
     def connectionLost(self, reason: Failure = None) -> None:  # type: ignore[assignment]
         """Stop timers; tell the lobby the player dropped (seats are kept, C-14)."""
         self._closing = True
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
+        self._cancel_deadline()
+        if self._admitted and self.gate is not None:
+            self._admitted = False
+            self.gate.release(self.address)
         self._outbox.clear()
+        self._outbox_bytes = 0
         if self.player is not None and self.hub.detach(self, self.player.name):
             self.lobby.disconnected(self.player.name)
         self.log.info("disconnected")
@@ -116,12 +192,13 @@ class RoomSession(Protocol):
         """Reassemble frames and queue them for handling in order."""
         if self._closing:
             return
-        self._last_in = self.clock.seconds()
         try:
             frames = self._decoder.feed(data)
         except ProtocolError as exc:  # frame_too_large: the stream cannot be trusted
             self.close(exc.code, exc.message)
             return
+        if frames:  # only a complete frame shows the client is alive: bytes alone do not
+            self._last_in = self.clock.seconds()
         if self._in_flight + len(frames) > self.settings.max_pending_requests:
             self.close(errors.TOO_MANY_REQUESTS, "too many requests waiting for an answer")
             return
@@ -169,7 +246,12 @@ class RoomSession(Protocol):
             self.lobby.reconnected(self.player.name)  # C-14: snapshots follow the answer
 
     def _answer_error(self, failure: Failure, request_id: object) -> None:
-        self.send(error_of(failure).to_message(request_id))
+        error = error_of(failure)
+        try:
+            self.send(error.to_message(request_id))
+        except (TypeError, ValueError):  # details too large or not JSON-able: still answer (P-1)
+            self.log.error("error_too_large", code=error.code)
+            self.send(ProtocolError(error.code, "the request was refused").to_message(request_id))
 
     def _done(self, _: object) -> None:
         self._in_flight -= 1
@@ -183,9 +265,15 @@ class RoomSession(Protocol):
         if self.client_kind is None:
             raise ProtocolError(errors.HELLO_REQUIRED, "send hello first")
         if request.message.before_login:
-            if self.player is not None:
+            if self.player is not None or self._logging_in:  # also one sent right behind another
                 raise ProtocolError(errors.ALREADY_LOGGED_IN, "this session is logged in")
-            return self._login(request)
+            self._logging_in = True
+            try:
+                d = self._login(request)
+            except BaseException:
+                self._logging_in = False
+                raise
+            return d.addBoth(self._login_ended)
         if self.player is None:
             raise ProtocolError(errors.LOGIN_REQUIRED, f"{request.name} needs a login")
         if request.name == "logout":
@@ -212,12 +300,19 @@ class RoomSession(Protocol):
             "table_cap": self.lobby.table_cap(self.client_kind),
         }
 
+    def _login_ended(self, result: Any) -> Any:
+        self._logging_in = False
+        return result
+
     def _login(self, request: Request) -> Deferred[dict[str, Any]]:
         args = request.args
         if request.name == "register":
-            d = self.accounts.register(args["name"], args["password"])
-        elif request.name == "login":
-            d = self.accounts.login(args["name"], args["password"])
+            d = self.accounts.register(args["name"], args["password"], self.address)
+        elif request.name == "login":  # throttled per name and address (docs/SECURITY.md)
+            name = normalize_name(args["name"])
+            attempt = self.throttle.begin(name, self.address, self.clock.seconds())
+            d = self.accounts.login(args["name"], args["password"], self.address)
+            d.addBoth(self._attempt_ended, attempt)
         else:
             record = self.hub.redeem(args["token"])
             if record is None:
@@ -228,9 +323,20 @@ class RoomSession(Protocol):
             d.callback(Player(record.player, record.is_moderator))
         return d.addCallback(self._logged_in)
 
+    def _attempt_ended(self, result: Any, attempt: Attempt) -> Any:
+        """Tell the throttle how a login ended: only a wrong name or password counts."""
+        failed = (
+            isinstance(result, Failure)
+            and isinstance(result.value, ProtocolError)
+            and result.value.code == errors.BAD_CREDENTIALS
+        )
+        self.throttle.end(attempt, self.clock.seconds(), failed=failed)
+        return result
+
     def _logged_in(self, player: Player) -> dict[str, Any]:
         if self._closing:
             raise ProtocolError(errors.INTERNAL_ERROR, "the connection closed during login")
+        self._cancel_deadline()
         self.player = player
         self.log = self.log.bind(player_id=player.name)
         token = self.hub.attach(self, player.name, player.is_moderator)
@@ -249,6 +355,7 @@ class RoomSession(Protocol):
             self.lobby.disconnected(self.player.name)
         self.log.info("logged_out")
         self.player = None
+        self._arm_deadline()  # logged out: log in again within the deadline, or be closed
         return {}
 
     # -- outbound -------------------------------------------------------------------------------
@@ -267,9 +374,14 @@ class RoomSession(Protocol):
             write_now(self.transport, frame)
             return
         self._outbox.append(frame)
-        if len(self._outbox) > self.settings.outbound_queue_max:
-            self.log.warning("slow_reader", queued=len(self._outbox))
+        self._outbox_bytes += len(frame)
+        if (
+            len(self._outbox) > self.settings.outbound_queue_max
+            or self._outbox_bytes > self.settings.outbound_queue_max_bytes
+        ):
+            self.log.warning("slow_reader", queued=len(self._outbox), bytes=self._outbox_bytes)
             self._outbox.clear()
+            self._outbox_bytes = 0
             self.close(errors.SLOW_READER, "you did not read your messages; disconnected", True)
 
     def pauseProducing(self) -> None:
@@ -280,11 +392,14 @@ class RoomSession(Protocol):
         """The transport drained: write what waited, in order."""
         self._paused = False
         while self._outbox and not self._paused and self.transport is not None:
-            self.transport.write(self._outbox.popleft())
+            frame = self._outbox.popleft()
+            self._outbox_bytes -= len(frame)
+            self.transport.write(frame)
 
     def stopProducing(self) -> None:
         """The transport is going away."""
         self._outbox.clear()
+        self._outbox_bytes = 0
 
     def replaced(self) -> None:
         """Another connection logged in as this player."""
@@ -304,7 +419,26 @@ class RoomSession(Protocol):
         else:
             self.transport.loseConnection()
 
-    # -- keepalive ----------------------------------------------------------------------------
+    # -- timers -------------------------------------------------------------------------------
+    def _arm_deadline(self) -> None:
+        """Log in within `hello_timeout_seconds`; traffic does not move the deadline."""
+        self._cancel_deadline()
+        if self.settings.hello_timeout_seconds > 0:
+            self._deadline = self.clock.callLater(
+                self.settings.hello_timeout_seconds, self._deadline_passed
+            )
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+
+    def _deadline_passed(self) -> None:
+        self._deadline = None
+        if self.player is None:
+            seconds = self.settings.hello_timeout_seconds
+            self.close(errors.LOGIN_TIMEOUT, f"send hello and log in within {seconds:g} s")
+
     def _schedule(self) -> None:
         self._timer = self.clock.callLater(self.settings.heartbeat_seconds / 3, self._tick)
 
@@ -329,12 +463,25 @@ class RoomFactory(Factory):
         accounts: PlayerAccounts,
         clock: IReactorTime,
         settings: SessionSettings | None = None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.hub, self.lobby, self.accounts, self.clock = hub, lobby, accounts, clock
         self.settings = settings or SessionSettings()
+        self.throttle = throttle or LoginThrottle()
+        self.gate = ConnectionGate(
+            self.settings.max_connections, self.settings.max_connections_per_address
+        )
 
     def buildProtocol(self, addr: object) -> RoomSession:
         """A new session for a new connection."""
-        session = RoomSession(self.hub, self.lobby, self.accounts, self.clock, self.settings)
+        session = RoomSession(
+            self.hub,
+            self.lobby,
+            self.accounts,
+            self.clock,
+            self.settings,
+            gate=self.gate,
+            throttle=self.throttle,
+        )
         session.factory = self
         return session

@@ -1,13 +1,14 @@
 """Player accounts: register and log in with argon2 hashes; wallet balance; dev deposits.
 
-Hashing runs in a small thread pool of its own (it is slow on purpose); rows are read and
+Hashing runs in a small thread pool of its own (it is slow on purpose), fed from a bounded
+queue in turn per source address (`HashPool`, docs/SECURITY.md); rows are read and
 written in the ledger's thread pool (ARCHITECTURE rule 7). Every method returns a Deferred.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -18,15 +19,15 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.engine import Engine
 from twisted.application.service import Service
 from twisted.internet.defer import Deferred, inlineCallbacks
-from twisted.internet.threads import deferToThreadPool
-from twisted.python.threadpool import ThreadPool
+from twisted.internet.interfaces import IReactorFromThreads
 
 from pokerroom.ledger import LedgerService, UnknownAccount, external, wallet
 from pokerroom.ledger.db import in_transaction, read
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.fields import PLAYER_NAME_RE
+from pokerroom.protocol.fields import normalize_name
 from pokerroom.server.schema import players
+from pokerroom.server.throttle import HashPool, LoginLimits
 
 MIN_PASSWORD, MAX_PASSWORD = 8, 256
 
@@ -98,53 +99,73 @@ class PlayerAccounts(Service):
     name = "accounts"
 
     def __init__(
-        self, reactor: object, ledger: LedgerService, settings: HashSettings | None = None
+        self,
+        reactor: IReactorFromThreads,
+        ledger: LedgerService,
+        settings: HashSettings | None = None,
+        limits: LoginLimits | None = None,
     ) -> None:
         self._reactor = reactor
         self.ledger = ledger
         self._hasher = (settings or HashSettings()).hasher()
-        self._pool = ThreadPool(minthreads=1, maxthreads=2, name="password-hash")
+        limits = limits or LoginLimits()
+        self.hashing = HashPool(reactor, limits.hash_threads, limits.hash_queue_max)
         self._dummy_hash = self._hasher.hash("not a real password")
 
     def startService(self) -> None:
         """Start the hashing threads."""
-        self._pool.start()
+        self.hashing.start()
         super().startService()
 
     def stopService(self) -> None:
         """Stop the hashing threads."""
         super().stopService()
-        self._pool.stop()
-
-    def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Deferred[Any]:
-        return deferToThreadPool(self._reactor, self._pool, fn, *args)  # type: ignore[arg-type]
+        self.hashing.stop()
 
     @inlineCallbacks
-    def register(self, name: str, password: str) -> Generator[Deferred[Any], Any, Player]:
-        """Create a player; fires with the Player. bad_name, weak_password, name_taken."""
-        if not PLAYER_NAME_RE.match(name):
-            raise ProtocolError(errors.BAD_NAME, "a name is 3 to 20 of a-z, 0-9 and _")
+    def register(
+        self, name: str, password: str, source: str = ""
+    ) -> Generator[Deferred[Any], Any, Player]:
+        """Create a player under the normalized name; fires with the Player.
+
+        bad_name, weak_password, name_taken (also for a name that normalizes to a taken one);
+        `source` (the client's address) is its turn in the hashing queue (server_busy if full).
+        """
+        normal = normalize_name(name)
+        if normal is None:
+            raise ProtocolError(
+                errors.BAD_NAME, "a name is 3 to 20 of a-z, 0-9 and _ (after folding case)"
+            )
         if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
             raise ProtocolError(
                 errors.WEAK_PASSWORD, f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters"
             )
-        hashed = yield self._in_pool(self._hasher.hash, password)
-        yield self.ledger.run(_insert_player, name, hashed)
-        return Player(name, False)
+        hashed = yield self.hashing.submit(source, self._hasher.hash, password)
+        yield self.ledger.run(_insert_player, normal, hashed)
+        return Player(normal, False)
 
     @inlineCallbacks
-    def login(self, name: str, password: str) -> Generator[Deferred[Any], Any, Player]:
-        """Check the password; fires with the Player or fails with bad_credentials."""
-        found = yield self.ledger.run(_find_player, name)
+    def login(
+        self, name: str, password: str, source: str = ""
+    ) -> Generator[Deferred[Any], Any, Player]:
+        """Check the password; fires with the Player or fails with bad_credentials.
+
+        The name is normalized as at registration; a name that cannot exist is refused without
+        a database read. `source` is the client's turn in the hashing queue (server_busy).
+        """
+        normal = normalize_name(name)
+        if normal is None:
+            raise ProtocolError(errors.BAD_CREDENTIALS, "unknown name or wrong password")
+        found = yield self.ledger.run(_find_player, normal)
         stored, is_moderator = found if found else (self._dummy_hash, False)
-        ok = yield self._in_pool(self._verify, stored, password)
+        ok = yield self.hashing.submit(source, self._verify, stored, password)
         if not found or not ok:
             raise ProtocolError(errors.BAD_CREDENTIALS, "unknown name or wrong password")
         rehash = None
         if self._hasher.check_needs_rehash(stored):
-            rehash = yield self._in_pool(self._hasher.hash, password)
-        yield self.ledger.run(_touch_login, name, rehash)
-        return Player(name, is_moderator)
+            rehash = yield self.hashing.submit(source, self._hasher.hash, password)
+        yield self.ledger.run(_touch_login, normal, rehash)
+        return Player(normal, is_moderator)
 
     def _verify(self, stored: str, password: str) -> bool:
         try:

@@ -26,20 +26,32 @@ log = structlog.get_logger("pokerroom.lobby")
 DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
 
 
-#: Room left in one frame for hand histories (the frame limit is 64 KiB).
-HISTORY_BUDGET = 60_000
+#: Most bytes of hand histories in one answer: pages stay small, so that a client that asks
+#: for many and does not read holds little of the server's memory (docs/SECURITY.md).
+HISTORY_PAGE_BYTES = 16 * 1024
 
 
-def fit_histories(hands: list[str]) -> dict[str, Any]:
-    """The newest hands that fit in one answer frame; `truncated` if some were left out."""
-    kept: list[str] = []
+def page_histories(rows: list[tuple[str, str]], limit: int) -> dict[str, Any]:
+    """One page from up to `limit` + 1 (cursor, text) rows, newest first.
+
+    At most `limit` hands and HISTORY_PAGE_BYTES of them (always at least one hand);
+    `truncated` if the byte budget left out hands of this page; `next` is the cursor for the
+    older hands (`before` of the next request), or None when there are none.
+    """
+    kept: list[tuple[str, str]] = []
     used = 0
-    for text in hands:
-        used += len(text.encode("utf-8")) + 64  # JSON escaping and separators, generously
-        if used > HISTORY_BUDGET:
+    for cursor, text in rows[:limit]:
+        size = len(text.encode("utf-8")) + 64  # JSON escaping and separators, generously
+        if kept and used + size > HISTORY_PAGE_BYTES:
             break
-        kept.append(text)
-    return {"hands": kept, "truncated": len(kept) < len(hands)}
+        kept.append((cursor, text))
+        used += size
+    more = len(rows) > len(kept)
+    return {
+        "hands": [text for _, text in kept],
+        "truncated": len(kept) < min(limit, len(rows)),
+        "next": kept[-1][0] if more and kept else None,
+    }
 
 
 def _as_answer(result: Any) -> dict[str, Any]:
@@ -66,7 +78,9 @@ class Lobby:
         self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
         self.currency = currency
         self.allow_deposit = allow_deposit
-        self.histories = histories  # callable(player, table_id, limit) -> Deferred[list]
+        #: callable(player, table_id, limit, before) -> Deferred[list[(cursor, text)]], up to
+        #: limit + 1 rows newest first (HandStore.history_page)
+        self.histories = histories
         self.tables: dict[str, Any] = {}
         self.info: dict[str, dict[str, Any]] = {}
         self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
@@ -273,12 +287,17 @@ class Lobby:
         return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
 
     def _on_hand_histories(
-        self, player: Player, kind: str, table_id: str | None = None, limit: int = 20
+        self,
+        player: Player,
+        kind: str,
+        table_id: str | None = None,
+        limit: int = 20,
+        before: str | None = None,
     ) -> Deferred:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
-        d = maybeDeferred(self.histories, player.name, table_id, limit)
-        return d.addCallback(fit_histories)
+        d = maybeDeferred(self.histories, player.name, table_id, limit, before)
+        return d.addCallback(page_histories, limit)
 
     def _moderator(self, player: Player, table_id: str | None) -> None:
         if not player.is_moderator:

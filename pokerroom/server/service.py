@@ -29,6 +29,7 @@ from pokerroom.server.accounts import PlayerAccounts
 from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby
 from pokerroom.server.settings import RoomSettings
+from pokerroom.server.throttle import LoginThrottle
 
 log = structlog.get_logger("pokerroom.server")
 #: Pending connections the kernel may queue: many clients (re)connect at once after a restart.
@@ -71,7 +72,9 @@ class RoomService(MultiService):
         self.port_number = settings.port if port is None else port
         self.ledger = LedgerService(reactor, database)
         self.ledger.setServiceParent(self)  # first child: starts first, stops last
-        self.accounts = PlayerAccounts(reactor, self.ledger, settings.hashing)
+        self.accounts = PlayerAccounts(
+            reactor, self.ledger, settings.hashing, settings.login_limits
+        )
         self.accounts.setServiceParent(self)
         self.tournaments: Any = None
         self.desk: Any = None
@@ -97,12 +100,19 @@ class RoomService(MultiService):
             caps=settings.table_caps,
             currency=settings.currency,
             allow_deposit=settings.allow_deposit,
-            histories=self.store.histories,
+            histories=self.store.history_page,
         )
         if self.desk is not None:
             self.desk.hub = self.hub
             self.lobby.tournament_desk = self.desk
-        self.factory = RoomFactory(self.hub, self.lobby, self.accounts, reactor, settings.session)
+        self.factory = RoomFactory(
+            self.hub,
+            self.lobby,
+            self.accounts,
+            reactor,
+            settings.session,
+            throttle=LoginThrottle(settings.login_limits),
+        )
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
         self._purge = LoopingCall(self.hub.purge_tokens)

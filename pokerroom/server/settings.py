@@ -13,6 +13,7 @@ from pokerroom.chat import ChatRules
 from pokerroom.protocol.session import SessionSettings
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
+from pokerroom.server.throttle import LoginLimits
 
 #: The checkout's config/room.toml (beside migrations/).
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "room.toml"
@@ -35,6 +36,7 @@ class RoomSettings:
     resume_minutes: float = 30.0
     table_caps: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TABLE_CAPS))
     hashing: HashSettings = field(default_factory=HashSettings)
+    login_limits: LoginLimits = field(default_factory=LoginLimits)
     allow_deposit: bool = False
     chat: ChatRules = field(default_factory=ChatRules)
     tables: tuple[CashTableConfig, ...] = ()
@@ -62,6 +64,14 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
     _only("table_caps", caps, set(DEFAULT_TABLE_CAPS))
     if not all(isinstance(v, int) and v >= 1 for v in caps.values()):
         raise SettingsError("[table_caps]: each cap is a whole number of at least 1")
+    accounts = dict(data.get("accounts", {}))
+    _only("accounts", accounts, {f.name for f in fields(HashSettings) + fields(LoginLimits)})
+    hashing = {k: v for k, v in accounts.items() if k in {f.name for f in fields(HashSettings)}}
+    limits = {k: v for k, v in accounts.items() if k not in hashing}
+    try:
+        login_limits = LoginLimits(**limits)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[accounts]: {exc}") from None
     dev = dict(data.get("dev", {}))
     _only("dev", dev, {"allow_deposit"})
     currency = server.get("currency", "USD")
@@ -84,7 +94,8 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         session=_dataclass(SessionSettings, "session", session),
         resume_minutes=float(resume),
         table_caps=caps,
-        hashing=_dataclass(HashSettings, "accounts", data.get("accounts", {})),
+        hashing=_dataclass(HashSettings, "accounts", hashing),
+        login_limits=login_limits,
         allow_deposit=bool(dev.get("allow_deposit", False)),
         chat=chat,
         tables=tuple(tables),

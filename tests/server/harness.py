@@ -38,7 +38,7 @@ class Room:
         lobby_kw.setdefault("allow_deposit", True)
         self.store = HandStore(ledger)
         self.policies = RoomPolicies(self.store)
-        lobby_kw.setdefault("histories", self.store.histories)
+        lobby_kw.setdefault("histories", self.store.history_page)
         self.lobby = Lobby(self.hub, self.accounts, self.chat, **lobby_kw)
         self.settings = SessionSettings(
             heartbeat_seconds=30, idle_timeout_seconds=90, outbound_queue_max=20

@@ -191,17 +191,21 @@ def test_own_hand_histories_after_a_hand(room: Room) -> None:
     assert alice.ok("hand_histories", table_id="t2")["hands"] == []
 
 
-def test_hand_histories_are_cut_to_fit_one_frame() -> None:
-    """An answer never exceeds the 64 KiB frame: the oldest hands are left out (P-1)."""
+def test_hand_histories_are_cut_to_fit_a_small_page() -> None:
+    """An answer stays within the page budget: older hands wait for the next page (P-1)."""
     from pokerroom.protocol.events import ok
     from pokerroom.protocol.framing import encode_frame
-    from pokerroom.server.lobby import fit_histories
+    from pokerroom.server.lobby import HISTORY_PAGE_BYTES, page_histories
 
-    hands = [f"hand {i}\n" + "x" * 5_000 for i in range(40)]
-    result = fit_histories(hands)
-    assert result["truncated"] and result["hands"] == hands[: len(result["hands"])]
-    assert len(encode_frame(ok(1, "hand_histories", result))) <= 64 * 1024
-    assert fit_histories(hands[:3]) == {"hands": hands[:3], "truncated": False}
+    rows = [(f"{1000 - i}:h{i}", f"hand {i}\n" + "x" * 5_000) for i in range(40)]
+    result = page_histories(rows, 20)
+    kept = len(result["hands"])
+    assert result["truncated"] and result["hands"] == [text for _, text in rows[:kept]]
+    assert result["next"] == rows[kept - 1][0]
+    assert len(encode_frame(ok(1, "hand_histories", result))) <= HISTORY_PAGE_BYTES + 1024
+    texts = [text for _, text in rows[:3]]
+    assert page_histories(rows[:3], 3) == {"hands": texts, "truncated": False, "next": None}
+    assert page_histories(rows[:4], 3) == {"hands": texts, "truncated": False, "next": rows[2][0]}
 
 
 def test_c6_c7_clock_and_time_bank_are_announced_over_the_protocol(room: Room) -> None:
