@@ -132,7 +132,7 @@ class RoomSession(Protocol):
         self.hub, self.lobby, self.accounts = hub, lobby, accounts
         self.clock, self.settings = clock, settings
         self.gate = gate
-        self.throttle = throttle or LoginThrottle()
+        self.throttle = LoginThrottle() if throttle is None else throttle
         self.session_id = next(_ids)
         self.client_kind: str | None = None
         self.player: Player | None = None
@@ -467,7 +467,7 @@ class RoomFactory(Factory):
     ) -> None:
         self.hub, self.lobby, self.accounts, self.clock = hub, lobby, accounts, clock
         self.settings = settings or SessionSettings()
-        self.throttle = throttle or LoginThrottle()
+        self.throttle = LoginThrottle() if throttle is None else throttle
         self.gate = ConnectionGate(
             self.settings.max_connections, self.settings.max_connections_per_address
         )
