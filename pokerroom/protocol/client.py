@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from twisted.internet.defer import Deferred
-from twisted.internet.protocol import Protocol
+from twisted.internet.interfaces import ITCPTransport
+from twisted.internet.protocol import Protocol, connectionDone
 from twisted.python.failure import Failure
 
 from pokerroom.protocol import errors
@@ -28,7 +29,8 @@ class ClientProtocol(Protocol):
         self.on_event = on_event or (lambda frame: None)
         self._decoder = FrameDecoder(strict=False)  # the server's frames are well-formed
         self._ids = itertools.count(1)
-        self._waiting: dict[int, Deferred[dict[str, Any]]] = {}
+        #: Requests waiting for their answer, by id (looked up with the id the server echoes).
+        self._waiting: dict[object, Deferred[dict[str, Any]]] = {}
         self.connected_d: Deferred[ClientProtocol] = Deferred()
         self.lost_d: Deferred[None] = Deferred()
         self.goodbye: dict[str, Any] | None = None
@@ -36,7 +38,7 @@ class ClientProtocol(Protocol):
     def connectionMade(self) -> None:
         """Fire `connected_d`."""
         if hasattr(self.transport, "setTcpNoDelay"):  # small frames: no Nagle delay
-            self.transport.setTcpNoDelay(True)
+            cast(ITCPTransport, self.transport).setTcpNoDelay(True)
         self.connected_d.callback(self)
 
     def dataReceived(self, data: bytes) -> None:
@@ -60,7 +62,7 @@ class ClientProtocol(Protocol):
                 self.request("ping").addErrback(lambda _: None)
             self.on_event(frame)
 
-    def connectionLost(self, reason: Failure = None) -> None:  # type: ignore[assignment]
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         """Fail every request still waiting."""
         waiting, self._waiting = self._waiting, {}
         for d in waiting.values():
@@ -69,8 +71,11 @@ class ClientProtocol(Protocol):
 
     def request(self, kind: str, **fields: Any) -> Deferred[dict[str, Any]]:
         """Send one request; fires with its `ok` result or fails with ProtocolError."""
+        transport = self.transport
+        if transport is None:
+            raise RuntimeError(f"request {kind!r} before the connection was made")
         request_id = next(self._ids)
         d: Deferred[dict[str, Any]] = Deferred()
         self._waiting[request_id] = d
-        write_now(self.transport, encode_frame({"type": kind, "id": request_id, **fields}))
+        write_now(transport, encode_frame({"type": kind, "id": request_id, **fields}))
         return d

@@ -11,14 +11,13 @@ write on another kind of transport, goes through `transport.write` as before.
 
 from __future__ import annotations
 
-from typing import Any
-
 from twisted.internet import tcp
+from twisted.internet.interfaces import ITransport
 
 
 def _idle(transport: tcp.Connection) -> bool:
     """True if the TCP transport is open and holds no unsent bytes."""
-    return (
+    return bool(
         transport.connected
         and not transport.TLS
         and not transport.disconnecting
@@ -28,13 +27,14 @@ def _idle(transport: tcp.Connection) -> bool:
     )
 
 
-def write_now(transport: Any, data: bytes) -> None:
+def write_now(transport: ITransport, data: bytes) -> None:
     """Write `data` on `transport`: directly on an idle TCP socket, else buffered by Twisted."""
-    if not isinstance(transport, tcp.Connection) or not _idle(transport):
+    connection = transport if isinstance(transport, tcp.Connection) else None
+    if connection is None or not _idle(connection):
         transport.write(data)
         return
     try:
-        sent = transport.socket.send(data)
+        sent = connection.socket.send(data)
     except BlockingIOError:
         sent = 0
     except OSError:  # reset or closed: Twisted's own write path notices and reports it

@@ -214,7 +214,9 @@ def server_messages() -> list[type[Message]]:
     return list(SERVER_MESSAGES.values())
 
 
-def ok(request_id: int | str | None, re: str, result: dict[str, Any] | None = None) -> dict:
+def ok(
+    request_id: int | str | None, re: str, result: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The `ok` frame answering request `request_id` of type `re`."""
     return {"type": "ok", "id": request_id, "re": re, "result": result or {}}
 

@@ -10,7 +10,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -31,7 +31,7 @@ CLIENT_KINDS = ("desktop", "mobile", "web")
 ACTIONS = ("fold", "check", "call", "bet", "raise")
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """True for a JSON integer (a Python int that is not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -77,18 +77,18 @@ def player_name(name: str, value: object) -> str:
 
 def check_amount(name: str, value: object) -> int:
     """A positive int of cents, at most MAX_AMOUNT; else `invalid_amount`."""
-    if not is_int(value) or not 0 < value <= MAX_AMOUNT:  # type: ignore[operator]
+    if not is_int(value) or not 0 < value <= MAX_AMOUNT:
         raise errors.amount_error(name, value)
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
     """An int in [low, high]; else `bad_field`."""
     if not is_int(value):
         raise _bad(name, f"must be a whole number, got {errors.excerpt(value)}")
-    if not low <= value <= high:  # type: ignore[operator]
+    if not low <= value <= high:
         raise _bad(name, f"must be between {low} and {high}, got {errors.excerpt(value)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,13 +16,20 @@ from __future__ import annotations
 import itertools
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 from twisted.internet.defer import Deferred, fail
-from twisted.internet.interfaces import IDelayedCall, IReactorTime
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.interfaces import (
+    IConsumer,
+    IDelayedCall,
+    IPushProducer,
+    IReactorTime,
+    ITCPTransport,
+)
+from twisted.internet.protocol import Protocol, ServerFactory, connectionDone
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
@@ -43,7 +50,7 @@ from pokerroom.server.throttle import Attempt, LoginThrottle
 if TYPE_CHECKING:
     from pokerroom.server.accounts import Player, PlayerAccounts
     from pokerroom.server.hub import Hub
-    from pokerroom.server.lobby import Lobby
+    from pokerroom.server.lobby import Answer, Lobby
 
 log = structlog.get_logger("pokerroom.session")
 _ids = itertools.count(1)
@@ -115,6 +122,7 @@ def error_of(failure: Failure) -> ProtocolError:
     return ProtocolError(errors.INTERNAL_ERROR, "the server failed; nothing was changed")
 
 
+@implementer(IPushProducer)  # the transport pauses and resumes our writes (back-pressure)
 class RoomSession(Protocol):
     """The protocol of one client connection."""
 
@@ -165,15 +173,17 @@ class RoomSession(Protocol):
             transport.loseConnection()
             return
         self._admitted = True
-        self.transport.registerProducer(self, True)  # type: ignore[union-attr]
-        if hasattr(self.transport, "setTcpNoDelay"):  # small frames: no Nagle delay
-            self.transport.setTcpNoDelay(True)
+        # Protocol.transport is typed ITransport; a TCP transport (and the tests' StringTransport)
+        # is also the IConsumer that takes us as its streaming producer.
+        cast(IConsumer, transport).registerProducer(self, True)
+        if hasattr(transport, "setTcpNoDelay"):  # small frames: no Nagle delay
+            cast(ITCPTransport, transport).setTcpNoDelay(True)
         self._last_in = self._last_out = self.clock.seconds()
         self._schedule()
         self._arm_deadline()
         self.log.info("connected", peer=str(transport.getPeer()))
 
-    def connectionLost(self, reason: Failure = None) -> None:  # type: ignore[assignment]
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         """Stop timers; tell the lobby the player dropped (seats are kept, C-14)."""
         self._closing = True
         if self._timer is not None and self._timer.active():
@@ -231,13 +241,18 @@ class RoomSession(Protocol):
                     self._in_flight -= 1
                 continue
             result.addCallbacks(
-                self._answer_ok, self._answer_error, (request_id, frame), None, (request_id,)
+                self._answer_ok,
+                self._answer_error,
+                callbackArgs=(request_id, frame),
+                errbackArgs=(request_id,),
             )
             result.addBoth(self._done)
 
-    def _answer_ok(self, result: dict[str, Any] | None, request_id: object, frame: dict) -> None:
+    def _answer_ok(
+        self, result: dict[str, Any] | None, request_id: int | str, frame: dict[str, Any]
+    ) -> None:
         try:
-            self.send(ok(request_id, frame["type"], result))  # type: ignore[arg-type]
+            self.send(ok(request_id, frame["type"], result))
         except (TypeError, ValueError):  # not JSON-able or larger than a frame: answer (P-1)
             self.log.error("answer_too_large", request=frame["type"])
             failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
@@ -245,7 +260,7 @@ class RoomSession(Protocol):
         if frame["type"] in ("register", "login", "resume") and self.player is not None:
             self.lobby.reconnected(self.player.name)  # C-14: snapshots follow the answer
 
-    def _answer_error(self, failure: Failure, request_id: object) -> None:
+    def _answer_error(self, failure: Failure, request_id: int | str) -> None:
         error = error_of(failure)
         try:
             self.send(error.to_message(request_id))
@@ -256,7 +271,7 @@ class RoomSession(Protocol):
     def _done(self, _: object) -> None:
         self._in_flight -= 1
 
-    def _dispatch(self, frame: dict[str, Any]) -> Any:
+    def _dispatch(self, frame: dict[str, Any]) -> Answer:
         request = parse_request(frame)
         if request.name == "ping":
             return {"server_time_ms": int(self.clock.seconds() * 1000)}
@@ -453,7 +468,7 @@ class RoomSession(Protocol):
             self._schedule()
 
 
-class RoomFactory(Factory):
+class RoomFactory(ServerFactory):
     """Builds a RoomSession per connection."""
 
     def __init__(
