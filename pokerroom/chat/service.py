@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 import structlog
@@ -56,17 +57,23 @@ def _insert_line(
     engine: Engine, at_ms: int, table_id: str | None, player: str, text: str, refused: str | None
 ) -> int:
     values = dict(at_ms=at_ms, table_id=table_id, player=player, text=text, refused=refused)
-    return in_transaction(
-        engine,
-        lambda conn: conn.execute(sa.insert(chat_lines).values(**values)).inserted_primary_key[0],
-    )
+    return _inserted_id(engine, sa.insert(chat_lines).values(**values))
 
 
-def _insert_mute(engine: Engine, values: dict) -> int:  # type: ignore[type-arg]
-    return in_transaction(
-        engine,
-        lambda conn: conn.execute(sa.insert(chat_mutes).values(**values)).inserted_primary_key[0],
-    )
+def _insert_mute(engine: Engine, values: dict[str, Any]) -> int:
+    return _inserted_id(engine, sa.insert(chat_mutes).values(**values))
+
+
+def _inserted_id(engine: Engine, statement: sa.Insert) -> int:
+    """Run one INSERT in its own transaction; the new row's integer id."""
+
+    def work(conn: sa.Connection) -> int:
+        key = conn.execute(statement).inserted_primary_key
+        assert key is not None  # a single-row INSERT always reports its key
+        new_id: int = key[0]
+        return new_id
+
+    return in_transaction(engine, work)
 
 
 def _lift_mutes(engine: Engine, ids: list[int], now_ms: int) -> None:
@@ -83,7 +90,7 @@ def _active_mutes(engine: Engine, now_ms: int) -> list[Mute]:
     return [Mute(r.id, r.player, r.table_id, r.until_ms) for r in rows]
 
 
-def chat_log(engine: Engine, table_id: str | None = None, limit: int = 100) -> list[dict]:  # type: ignore[type-arg]
+def chat_log(engine: Engine, table_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
     """The latest chat lines (accepted and refused), oldest first: for staff and tests."""
     query = sa.select(chat_lines).order_by(chat_lines.c.id.desc()).limit(limit)
     if table_id is not None:
@@ -125,7 +132,7 @@ class ChatService:
 
     def post(
         self, player: str, table_id: str, text: str, *, in_hand: bool, hand_running: bool
-    ) -> Deferred[dict]:  # type: ignore[type-arg]
+    ) -> Deferred[dict[str, Any]]:
         """Check a line; fires with the `chat` event once stored, or fails with the reason."""
         now = self.clock.seconds()
         code = self._check(player, table_id, text, now, in_hand=in_hand, hand_running=hand_running)
@@ -139,7 +146,12 @@ class ChatService:
             raise ProtocolError(code, message, details)
         self._recent.setdefault(player, deque()).append(now)
         self._last_lines.setdefault(player, deque()).append((now, normalise(text)))
-        event = {"type": "chat", "table_id": table_id, "player": player, "text": text}
+        event: dict[str, Any] = {
+            "type": "chat",
+            "table_id": table_id,
+            "player": player,
+            "text": text,
+        }
         event["at_ms"] = at_ms
         return stored.addCallback(lambda _id: event)
 

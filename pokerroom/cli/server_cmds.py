@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import click
+from sqlalchemy.engine import Engine
+from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IListeningPort
+from twisted.python.failure import Failure
 
 from pokerroom.ledger import migrate
 from pokerroom.ledger.db import ENV_VAR, resolve_url
 from pokerroom.ledger.errors import LedgerError
+
+if TYPE_CHECKING:
+    from pokerroom.server.bots import BotReport
+    from pokerroom.server.reactor import IRoomReactor
+    from pokerroom.server.settings import RoomSettings
 
 DB_HELP = (
     f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite in "
@@ -47,25 +58,31 @@ def serve(db_url: str | None, port: int | None, host: str | None, config_path: s
     raise SystemExit(run_server(engine, settings, port))
 
 
-def run_server(engine: object, settings: object, port: int | None) -> int:
-    """Start the reactor with a RoomService; returns the exit status."""
-    from twisted.internet import reactor  # only here: never at module level (ARCH 3)
+def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
+    """The host and port a TCP listener is bound to (IListeningPort only promises IAddress)."""
+    return cast(IPv4Address | IPv6Address, listening.getHost())
 
+
+def run_server(engine: Engine, settings: RoomSettings, port: int | None) -> int:
+    """Start the reactor with a RoomService; returns the exit status."""
+    from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
     from tournaments.schedule import load_schedule
 
+    reactor = room_reactor()  # only here: never at module level (ARCH 3)
+
     schedule = load_schedule()  # the recurring tournaments, issue #5
-    room = RoomService(reactor, engine, settings, port=port, schedule=schedule)  # type: ignore[arg-type]
+    room = RoomService(reactor, engine, settings, port=port, schedule=schedule)
     status = {"code": 0}
 
-    def started(listening: object) -> None:
-        address = listening.getHost()  # type: ignore[attr-defined]
+    def started(listening: IListeningPort) -> None:
+        address = _address(listening)
         click.echo(f"pokerroom listening on {address.host}:{address.port}", err=False)
 
-    def failed(failure: object) -> None:
-        click.echo(f"pokerroom: could not start: {failure.value}", err=True)  # type: ignore[attr-defined]
+    def failed(failure: Failure) -> None:
+        click.echo(f"pokerroom: could not start: {failure.value}", err=True)
         status["code"] = 1
-        reactor.stop()  # type: ignore[attr-defined]
+        reactor.stop()
 
     def start() -> None:
         try:
@@ -73,13 +90,13 @@ def run_server(engine: object, settings: object, port: int | None) -> int:
         except LedgerError as exc:
             click.echo(f"pokerroom: {exc}", err=True)
             status["code"] = 1
-            reactor.stop()  # type: ignore[attr-defined]
+            reactor.stop()
             return
         room.ready.addCallbacks(started, failed)
-        reactor.addSystemEventTrigger("before", "shutdown", room.stopService)  # type: ignore[attr-defined]
+        reactor.addSystemEventTrigger("before", "shutdown", room.stopService)
 
-    reactor.callWhenRunning(start)  # type: ignore[attr-defined]
-    reactor.run()  # type: ignore[attr-defined]
+    reactor.callWhenRunning(start)
+    reactor.run()
     return status["code"]
 
 
@@ -109,9 +126,10 @@ def bots(
     verbose: bool,
 ) -> None:
     """Bot clients over the real protocol; exit 0 only if no protocol error and no leak."""
-    from twisted.internet import reactor
-
     from pokerroom.server.bots import BotReport, run_bots
+    from pokerroom.server.reactor import room_reactor
+
+    reactor = room_reactor()
 
     say = click.echo if verbose else None
     report = BotReport()
@@ -121,35 +139,40 @@ def bots(
     raise SystemExit(_finish(reactor, d, timeout, report))
 
 
-def _finish(reactor: object, d: object, timeout: float, report: object = None) -> int:
+def _finish(
+    reactor: IRoomReactor,
+    d: Deferred[BotReport],
+    timeout: float,
+    report: BotReport | None = None,
+) -> int:
     """Run the reactor until the bots' Deferred fires; print the report; the exit status."""
-    outcome: dict[str, object] = {}
+    outcome: dict[str, Any] = {}
 
     def stop(key: str, value: object) -> None:
         outcome.setdefault(key, value)
-        if reactor.running:  # type: ignore[attr-defined]
-            reactor.stop()  # type: ignore[attr-defined]
+        if reactor.running:
+            reactor.stop()
 
-    d.addCallbacks(lambda r: stop("report", r), lambda f: stop("error", f.value))  # type: ignore[attr-defined]
-    timer = reactor.callLater(timeout, stop, "error", f"timed out after {timeout} s")  # type: ignore[attr-defined]
-    reactor.run()  # type: ignore[attr-defined]
+    d.addCallbacks(lambda r: stop("report", r), lambda f: stop("error", f.value))
+    timer = reactor.callLater(timeout, stop, "error", f"timed out after {timeout} s")
+    reactor.run()
     if timer.active():
         timer.cancel()
-    final = outcome.get("report") or report
+    final: BotReport | None = outcome.get("report") or report
     if "error" in outcome:
         click.echo(f"bots: failed: {outcome['error']}", err=True)
     if final is None:
         return 1
-    hands = sum(len(ids) for ids in final.hands.values())  # type: ignore[attr-defined]
+    hands = sum(len(ids) for ids in final.hands.values())
     click.echo(
-        f"bots: {hands} hands at {len(final.hands)} tables; "  # type: ignore[attr-defined]
-        f"{len(final.errors)} protocol errors, {len(final.leaks)} leaks"  # type: ignore[attr-defined]
+        f"bots: {hands} hands at {len(final.hands)} tables; "
+        f"{len(final.errors)} protocol errors, {len(final.leaks)} leaks"
     )
-    for line in final.errors[:20] + final.leaks[:20]:  # type: ignore[attr-defined]
+    for line in final.errors[:20] + final.leaks[:20]:
         click.echo(f"  {line}", err=True)
-    for name, state in sorted(final.unfinished.items()):  # type: ignore[attr-defined]
+    for name, state in sorted(final.unfinished.items()):
         click.echo(f"  unfinished: {name} {state}", err=True)
-    return 0 if final.ok and "error" not in outcome else 1  # type: ignore[attr-defined]
+    return 0 if final.ok and "error" not in outcome else 1
 
 
 @click.command("demo")
@@ -162,13 +185,14 @@ def demo(count: int, hands: int, seed: int) -> None:
     import tempfile
     from pathlib import Path
 
-    from twisted.internet import reactor
-
     from pokerroom.ledger import make_engine, upgrade
     from pokerroom.server.bots import run_bots
     from pokerroom.server.logs import configure_logging
+    from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
     from pokerroom.server.settings import load_settings
+
+    reactor = room_reactor()
 
     configure_logging("console", level="warning")
     folder = Path(tempfile.mkdtemp(prefix="pokerroom-demo-"))
@@ -180,7 +204,7 @@ def demo(count: int, hands: int, seed: int) -> None:
     room = RoomService(reactor, engine, settings, port=0)
     click.echo(f"demo database: {folder / 'demo.sqlite'}")
 
-    finished: Deferred[object] = Deferred()
+    finished: Deferred[BotReport] = Deferred()
 
     def start() -> None:
         try:
@@ -191,8 +215,8 @@ def demo(count: int, hands: int, seed: int) -> None:
         reactor.addSystemEventTrigger("before", "shutdown", room.stopService)
         room.ready.addCallback(with_bots).chainDeferred(finished)
 
-    def with_bots(listening: object) -> object:
-        port = listening.getHost().port  # type: ignore[attr-defined]
+    def with_bots(listening: IListeningPort) -> Deferred[BotReport]:
+        port = _address(listening).port
         click.echo(f"server on 127.0.0.1:{port}; {count} bots, {hands} hands each\n")
         return run_bots(reactor, "127.0.0.1", port, count, hands, seed=seed, say=click.echo)
 

@@ -16,6 +16,8 @@ from typing import Any
 
 from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.interfaces import IReactorTCP, IStreamClientEndpoint
+from twisted.python.failure import Failure
 
 from pokerroom.protocol.client import ClientProtocol
 from pokerroom.protocol.errors import ProtocolError
@@ -45,7 +47,7 @@ def money(cents: int) -> str:
     return f"{sign}{whole}.{rest:02d}"
 
 
-def card_lists(value: Any) -> list[list[str]]:
+def card_lists(value: object) -> list[list[str]]:
     """Every `cards` list anywhere inside a frame."""
     found: list[list[str]] = []
     if isinstance(value, dict):
@@ -85,7 +87,7 @@ class Bot:
         self.names: dict[int, str] = {}
         self.won: list[str] = []
 
-    def fail(self, what: str, failure: Any) -> None:
+    def fail(self, what: str, failure: Failure | BaseException) -> None:
         """Record a protocol error."""
         value = getattr(failure, "value", failure)
         code = value.code if isinstance(value, ProtocolError) else repr(value)
@@ -93,7 +95,9 @@ class Bot:
 
     @inlineCallbacks
     def run(
-        self, endpoint: Any, pick: Callable[[list[dict[str, Any]]], dict[str, Any]]
+        self,
+        endpoint: IStreamClientEndpoint,
+        pick: Callable[[list[dict[str, Any]]], dict[str, Any]],
     ) -> Generator[Deferred[Any], Any, None]:
         """Connect, log in, fund, sit; fires when the bot has left and disconnected."""
         yield connectProtocol(endpoint, self.client)
@@ -118,7 +122,8 @@ class Bot:
         self.seat = result["seat"]
         self.report.unfinished[self.name] = f"playing at {self.table_id}"
         yield self.finished
-        c.transport.loseConnection()  # type: ignore[union-attr]
+        assert c.transport is not None  # connected above
+        c.transport.loseConnection()
         yield c.lost_d
 
     def on_event(self, frame: dict[str, Any]) -> None:
@@ -212,7 +217,7 @@ def assign_tables(count: int, tables: list[dict[str, Any]]) -> list[str]:
 
 
 def run_bots(
-    reactor: Any,
+    reactor: IReactorTCP,
     host: str,
     port: int,
     count: int,
@@ -240,11 +245,17 @@ def run_bots(
 
         return pick
 
-    runs = []
+    def settled(result: object, bot: Bot) -> object:
+        report.unfinished.pop(bot.name, None)
+        return result
+
+    def crashed(failure: Failure, bot: Bot) -> bool | None:
+        bot.fail("session", failure)
+        return bot.finished.called or None
+
+    runs: list[Deferred[object]] = []
     for index, bot in enumerate(bots):
         report.unfinished[bot.name] = "connecting"
         d = bot.run(endpoint, pick_for(index))
-        d.addBoth(lambda r, b=bot: (report.unfinished.pop(b.name, None), r)[1])
-        d.addErrback(lambda f, b=bot: (b.fail("session", f), b.finished.called or None))
-        runs.append(d)
+        runs.append(d.addBoth(settled, bot).addErrback(crashed, bot))
     return gatherResults(runs).addCallback(lambda _: report)

@@ -8,11 +8,12 @@ Each table command goes to the actor named by `table_id`, with the session's pla
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import structlog
 from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.python.failure import Failure
 
 from pokerroom.chat import ChatService
 from pokerroom.protocol import errors
@@ -21,7 +22,20 @@ from pokerroom.protocol.messages import Request
 from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
 
+if TYPE_CHECKING:
+    from pokerroom.cash import TableActor
+    from pokerroom.chat.service import Mute
+    from tournaments.desk import TournamentDesk
+
 log = structlog.get_logger("pokerroom.lobby")
+
+#: What a request handler returns: the `ok` result at once, or a Deferred that fires with it.
+Answer: TypeAlias = "dict[str, Any] | Deferred[dict[str, Any]]"
+#: Where hand histories come from: (player, table_id or None, limit, before) -> up to limit + 1
+#: (cursor, PHH text) pairs, newest first (HandStore.history_page).
+Histories: TypeAlias = (
+    "Callable[[str, str | None, int, str | None], Deferred[list[tuple[str, str]]]]"
+)
 
 DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
 
@@ -54,9 +68,20 @@ def page_histories(rows: list[tuple[str, str]], limit: int) -> dict[str, Any]:
     }
 
 
-def _as_answer(result: Any) -> dict[str, Any]:
+def _as_answer(result: object) -> dict[str, Any]:
     """An actor's result as the `ok` answer's `result`: its dict, or an empty one."""
     return result if isinstance(result, dict) else {}
+
+
+def _answer(result: dict[str, Any] | Deferred[dict[str, Any]]) -> Answer:
+    """An actor's answer as is, without a second Deferred when it came at once (an `act`).
+
+    The session runs the handler inside `maybeDeferred`, so an exception still becomes the
+    error answer; skipping a Deferred per action matters under load (PERFORMANCE.md).
+    """
+    if isinstance(result, Deferred):
+        return result.addCallback(_as_answer)
+    return _as_answer(result)
 
 
 class Lobby:
@@ -71,17 +96,16 @@ class Lobby:
         caps: Mapping[str, int] | None = None,
         currency: str = "USD",
         allow_deposit: bool = False,
-        histories: Any = None,
+        histories: Histories | None = None,
     ) -> None:
         self.hub, self.accounts, self.chat = hub, accounts, chat
-        self.tournament_desk: Any = None  # set by the room when it runs tournaments
+        #: Set by the room when it runs tournaments.
+        self.tournament_desk: TournamentDesk | None = None
         self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
         self.currency = currency
         self.allow_deposit = allow_deposit
-        #: callable(player, table_id, limit, before) -> Deferred[list[(cursor, text)]], up to
-        #: limit + 1 rows newest first (HandStore.history_page)
         self.histories = histories
-        self.tables: dict[str, Any] = {}
+        self.tables: dict[str, TableActor] = {}
         self.info: dict[str, dict[str, Any]] = {}
         self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
         self.subscribers: set[str] = set()
@@ -89,7 +113,7 @@ class Lobby:
         hub.on_broadcast = self._watch_events
 
     # -- tables ---------------------------------------------------------------------------
-    def add_table(self, table_id: str, actor: Any, info: Mapping[str, Any]) -> None:
+    def add_table(self, table_id: str, actor: TableActor, info: Mapping[str, Any]) -> None:
         """Register a table actor and its lobby summary (game, stakes, seats, buy-ins)."""
         self.tables[table_id] = actor
         self.info[table_id] = {"table_id": table_id, **info}
@@ -111,7 +135,7 @@ class Lobby:
         actor = self.tables.get(table_id)
         return actor.audience if actor is not None else set()  # the actor builds a new set
 
-    def _actor(self, table_id: str) -> Any:
+    def _actor(self, table_id: str) -> TableActor:
         actor = self.tables.get(table_id)
         if actor is None:
             raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
@@ -155,18 +179,18 @@ class Lobby:
         for table_id in self.open_tables(player):
             self._quietly(self.tables[table_id].disconnected, player, table_id)
 
-    def _quietly(self, method: Any, player: str, table_id: str) -> None:
-        d = maybeDeferred(method, player)
-        d.addErrback(
-            lambda f: log.warning(
-                "table_notice_failed", table_id=table_id, player_id=player, error=str(f.value)
+    def _quietly(self, method: Callable[[str], object], player: str, table_id: str) -> None:
+        def failed(failure: Failure) -> None:
+            log.warning(
+                "table_notice_failed", table_id=table_id, player_id=player, error=str(failure.value)
             )
-        )
+
+        maybeDeferred(method, player).addErrback(failed)
 
     # -- requests ---------------------------------------------------------------------------
-    def handle(self, player: Player, client_kind: str, request: Request) -> Any:
+    def handle(self, player: Player, client_kind: str, request: Request) -> Answer:
         """Run one request for `player`; returns the `ok` result or a Deferred of it."""
-        handler = getattr(self, f"_on_{request.name}", None)
+        handler: Callable[..., Answer] | None = getattr(self, f"_on_{request.name}", None)
         desk = self.tournament_desk  # issue #5: tournament requests go to the tournament desk
         if handler is None and desk is not None and request.name.startswith("tournament_"):
             return desk.handle(player.name, request)
@@ -191,17 +215,17 @@ class Lobby:
         self.subscribers.discard(player.name)
         return {}
 
-    def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
+    def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[dict[str, Any]]:
         actor = self._actor(table_id)
         self._check_cap(player.name, kind, table_id)
         d = maybeDeferred(actor.observe, player.name)
         return d.addCallback(lambda snapshot: {"snapshot": snapshot})
 
-    def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[dict]:
+    def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[dict[str, Any]]:
         actor = self._actor(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"table {table_id} is not open")
-        return maybeDeferred(actor.unobserve, player.name).addCallback(lambda _: {})
+        return maybeDeferred(actor.unobserve, player.name).addCallback(_nothing)
 
     def _on_sit(
         self,
@@ -211,50 +235,39 @@ class Lobby:
         buy_in: int,
         seat: int | None = None,
         wait_for_big_blind: bool = False,
-    ) -> Deferred[dict]:
+    ) -> Deferred[dict[str, Any]]:
         actor = self._actor(table_id)
         name = player.name
         if self._check_cap(name, kind, table_id):  # C-1: count it while the buy-in runs
             self.opening.setdefault(name, set()).add(table_id)
         d = maybeDeferred(actor.sit, name, seat, buy_in, wait_for_big_blind)
 
-        def done(result: Any) -> Any:
+        def done(result: object) -> object:
             self.opening.get(name, set()).discard(table_id)
             return result
 
-        return d.addBoth(done).addCallback(lambda r: r if isinstance(r, dict) else {})
+        return d.addBoth(done).addCallback(_as_answer)
 
-    def _route(self, table_id: str, method: str, *args: Any) -> dict | Deferred[dict]:
-        """Call the actor; a synchronous answer (an `act`) is returned as is, without a Deferred.
+    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> Answer:
+        return _answer(self._actor(table_id).top_up(player.name, amount))
 
-        The session runs this inside `maybeDeferred`, so an exception still becomes the error
-        answer; skipping a second Deferred per action matters under load (PERFORMANCE.md).
-        """
-        result = getattr(self._actor(table_id), method)(*args)
-        if isinstance(result, Deferred):
-            return result.addCallback(_as_answer)
-        return _as_answer(result)
+    def _on_sit_out(self, player: Player, kind: str, table_id: str) -> Answer:
+        return _answer(self._actor(table_id).sit_out(player.name))
 
-    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> dict | Deferred:
-        return self._route(table_id, "top_up", player.name, amount)
-
-    def _on_sit_out(self, player: Player, kind: str, table_id: str) -> dict | Deferred:
-        return self._route(table_id, "sit_out", player.name)
-
-    def _on_sit_in(
-        self, player: Player, kind: str, table_id: str, post: bool = True
-    ) -> dict | Deferred:
-        return self._route(table_id, "sit_in", player.name, post)
+    def _on_sit_in(self, player: Player, kind: str, table_id: str, post: bool = True) -> Answer:
+        return _answer(self._actor(table_id).sit_in(player.name, post))
 
     def _on_act(
         self, player: Player, kind: str, table_id: str, action: str, amount: int | None = None
-    ) -> dict | Deferred:
-        return self._route(table_id, "act", player.name, action, amount)
+    ) -> Answer:
+        return _answer(self._actor(table_id).act(player.name, action, amount))
 
-    def _on_leave(self, player: Player, kind: str, table_id: str) -> dict | Deferred:
-        return self._route(table_id, "leave", player.name)
+    def _on_leave(self, player: Player, kind: str, table_id: str) -> Answer:
+        return _answer(self._actor(table_id).leave(player.name))
 
-    def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred:
+    def _on_chat(
+        self, player: Player, kind: str, table_id: str, text: str
+    ) -> Deferred[dict[str, Any]]:
         actor = self._actor(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
@@ -265,9 +278,16 @@ class Lobby:
             in_hand=bool(actor.in_hand(player.name)),
             hand_running=bool(actor.hand_running),
         )
-        return d.addCallback(lambda event: self.hub.broadcast(table_id, event) or {})
 
-    def _on_wallet(self, player: Player, kind: str, currency: str | None = None) -> Deferred:
+        def send(event: dict[str, Any]) -> dict[str, Any]:
+            self.hub.broadcast(table_id, event)
+            return {}
+
+        return d.addCallback(send)
+
+    def _on_wallet(
+        self, player: Player, kind: str, currency: str | None = None
+    ) -> Deferred[dict[str, Any]]:
         cur = currency or self.currency
         d = self.accounts.balance(player.name, cur)
         return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
@@ -279,7 +299,7 @@ class Lobby:
         amount: int,
         currency: str | None = None,
         key: str | None = None,
-    ) -> Deferred:
+    ) -> Deferred[dict[str, Any]]:
         if not self.allow_deposit:
             raise ProtocolError(errors.DEPOSITS_DISABLED, "deposits are a development feature")
         cur = currency or self.currency
@@ -293,7 +313,7 @@ class Lobby:
         table_id: str | None = None,
         limit: int = 20,
         before: str | None = None,
-    ) -> Deferred:
+    ) -> Deferred[dict[str, Any]]:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
         d = maybeDeferred(self.histories, player.name, table_id, limit, before)
@@ -313,15 +333,24 @@ class Lobby:
         table_id: str | None = None,
         minutes: int | None = None,
         reason: str = "",
-    ) -> Deferred:
+    ) -> Deferred[dict[str, Any]]:
         self._moderator(player, table_id)
         d = self.chat.mute(
             target, by=player.name, table_id=table_id, minutes=minutes, reason=reason
         )
-        return d.addCallback(lambda mute: {"until_ms": mute.until_ms})
+
+        def until(mute: Mute) -> dict[str, Any]:
+            return {"until_ms": mute.until_ms}
+
+        return d.addCallback(until)
 
     def _on_unmute(
         self, player: Player, kind: str, target: str, table_id: str | None = None
-    ) -> Deferred:
+    ) -> Deferred[dict[str, Any]]:
         self._moderator(player, table_id)
         return self.chat.unmute(target, table_id).addCallback(lambda n: {"lifted": n})
+
+
+def _nothing(_: object) -> dict[str, Any]:
+    """An empty `ok` result, whatever the actor answered."""
+    return {}

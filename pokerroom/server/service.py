@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import gc
 import secrets
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
-from twisted.application.service import MultiService
+from sqlalchemy.engine import Engine
+from twisted.application.service import MultiService, Service
+from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.defer import Deferred, DeferredList, gatherResults, inlineCallbacks
 from twisted.internet.interfaces import IListeningPort
 from twisted.internet.task import LoopingCall
@@ -28,7 +30,12 @@ from pokerroom.protocol.session import RoomFactory
 from pokerroom.server.accounts import PlayerAccounts
 from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby
+from pokerroom.server.reactor import IRoomReactor
 from pokerroom.server.settings import RoomSettings
+
+if TYPE_CHECKING:
+    from tournaments.desk import TournamentDesk
+    from tournaments.schedule import ScheduleEntry, TournamentScheduler
 from pokerroom.server.throttle import LoginThrottle
 
 log = structlog.get_logger("pokerroom.server")
@@ -57,39 +64,43 @@ def table_info(actor: TableActor) -> dict[str, Any]:
 class RoomService(MultiService):
     """The whole room in one process."""
 
+    # Twisted's service classes have no annotations: their methods are called through the
+    # named base (`MultiService.x(self)`, `Service.x(child, ...)`), which mypy's
+    # `untyped_calls_exclude` (pyproject) recognises; `super()` and subclass names it does not.
+
     def __init__(
         self,
-        reactor: Any,
-        database: Any,
+        reactor: IRoomReactor,
+        database: Engine | str,
         settings: RoomSettings,
         *,
         port: int | None = None,
-        schedule: Sequence[Any] = (),
+        schedule: Sequence[ScheduleEntry] = (),
     ) -> None:
-        super().__init__()
+        MultiService.__init__(self)
         self.reactor = reactor
         self.settings = settings
         self.port_number = settings.port if port is None else port
         self.ledger = LedgerService(reactor, database)
-        self.ledger.setServiceParent(self)  # first child: starts first, stops last
+        Service.setServiceParent(self.ledger, self)  # first child: starts first, stops last
         self.accounts = PlayerAccounts(
             reactor, self.ledger, settings.hashing, settings.login_limits
         )
-        self.accounts.setServiceParent(self)
-        self.tournaments: Any = None
-        self.desk: Any = None
+        Service.setServiceParent(self.accounts, self)
+        self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
+        self.tournaments: TournamentScheduler | None = None
+        self.desk: TournamentDesk | None = None
         if schedule:  # the recurring tournaments (config/tournaments/schedule/), issue #5
             import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the types)
             from tournaments.desk import TournamentDesk
             from tournaments.schedule import TournamentScheduler
 
-            self.desk = TournamentDesk(hub=None)  # the hub is made below
+            self.desk = TournamentDesk(self.hub)
             self.tournaments = TournamentScheduler(
                 reactor, self.ledger, schedule, currency=settings.currency, players=self.desk
             )
             self.desk.scheduler = self.tournaments
-            self.tournaments.setServiceParent(self)  # after the ledger: stops before it
-        self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
+            Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
         self.chat = ChatService(reactor, self.ledger, settings.chat)
         self.store = HandStore(self.ledger)
         self.policies = RoomPolicies(self.store)
@@ -102,9 +113,7 @@ class RoomService(MultiService):
             allow_deposit=settings.allow_deposit,
             histories=self.store.history_page,
         )
-        if self.desk is not None:
-            self.desk.hub = self.hub
-            self.lobby.tournament_desk = self.desk
+        self.lobby.tournament_desk = self.desk
         self.factory = RoomFactory(
             self.hub,
             self.lobby,
@@ -120,13 +129,13 @@ class RoomService(MultiService):
 
     def startService(self) -> None:
         """Start the ledger and accounts, recover the tables, then listen."""
-        super().startService()  # raises SchemaNotAtHead before anything else runs
+        MultiService.startService(self)  # raises SchemaNotAtHead before anything else runs
         self._open().chainDeferred(self.ready)
 
     @inlineCallbacks
-    def _open(self):  # type: ignore[no-untyped-def]
+    def _open(self) -> Generator[Deferred[Any], Any, IListeningPort]:
         rng = secrets.SystemRandom()  # C-15: a cryptographically secure shuffle
-        actors = []
+        actors: list[TableActor] = []
         for config in self.settings.tables:
             actor = TableActor(
                 config,
@@ -141,24 +150,28 @@ class RoomService(MultiService):
         yield gatherResults([a.start() for a in actors] + [self.chat.load()], consumeErrors=True)
         for actor in actors:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
-        self.listening = self.reactor.listenTCP(
+        listening = self.reactor.listenTCP(
             self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )
+        self.listening = listening
         self._purge.start(TOKEN_PURGE_SECONDS, now=False)
         # What exists now (modules, SQLAlchemy, the hand-rank tables, the actors) lives as long
         # as the process: keep it out of the cyclic collector's full passes, which otherwise
         # stall the reactor for about 100 ms each under load (PERFORMANCE.md, "Server").
         gc.collect()
         gc.freeze()
-        address = self.listening.getHost()
+        # A TCP port's address is an IPv4Address or IPv6Address; IListeningPort says IAddress.
+        address = cast(IPv4Address | IPv6Address, listening.getHost())
         log.info("listening", host=address.host, port=address.port, tables=len(actors))
-        return self.listening
+        return listening
 
     def stopService(self) -> Deferred[Any]:
         """Close the listener, say goodbye, stop the tables; the ledger stops last."""
-        waits: list[Deferred[Any]] = []
+        waits: list[Deferred[None]] = []
         if self.listening is not None:
-            waits.append(self.listening.stopListening())
+            closing = self.listening.stopListening()
+            if closing is not None:  # a TCP port always answers with a Deferred
+                waits.append(closing)
             self.listening = None
         if self._purge.running:
             self._purge.stop()
@@ -166,7 +179,12 @@ class RoomService(MultiService):
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():
             actor.close()
-        d = DeferredList(waits)
-        d.addCallback(lambda _: super(RoomService, self).stopService())
-        d.addCallback(lambda _: log.info("stopped"))
-        return d
+
+        def stop_children(_: object) -> Deferred[Any]:
+            stopping: Deferred[Any] = MultiService.stopService(self)  # the ledger stops last
+            return stopping
+
+        def log_stopped(_: object) -> None:
+            log.info("stopped")
+
+        return DeferredList(waits).addCallback(stop_children).addCallback(log_stopped)
