@@ -20,7 +20,6 @@ import structlog
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 
-from pokerroom.engine.cards import RandomSource
 from pokerroom.ledger import LedgerService
 from tournaments.cashier import Cashier
 from tournaments.config import TournamentConfig
@@ -31,6 +30,7 @@ from tournaments.director.eliminations import Finish, Knockout, place_knockouts,
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable, paid_places
 from tournaments.director.registration import Clock, RegistrationState
+from tournaments.director.rng import Rng
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
 from tournaments.requests import EntryRequests
@@ -58,7 +58,7 @@ class TournamentActor(EntryRequests):
         config: TournamentConfig,
         clock: IReactorTime,
         ledger: LedgerService,
-        rng: RandomSource,
+        rng: Rng,
         players: Players | None = None,
         on_end: Callable[[TournamentActor], None] | None = None,
         targets: Callable[[str], TournamentActor | None] | None = None,

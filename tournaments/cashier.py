@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from pokerroom.ledger import AccountKind, AccountRef, LedgerService
 from pokerroom.ledger.transfers import Transfer
@@ -57,11 +58,11 @@ class Cashier:
             key=key,
             kind=kind,
             currency=self.currency,
-            postings=postings,
+            postings=postings.items(),  # pairs: the ledger's Mapping form is keyed by AccountLike
             reference=self.reference,
         )
 
-        def answered(result: object) -> object:
+        def answered(result: Transfer | Failure) -> Transfer | Failure | None:
             self.in_flight -= 1
             return result
 

@@ -10,7 +10,7 @@ view of the hand (own hole cards only, C-15), `tournament_seat` on moves (T-10) 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -24,14 +24,27 @@ from tournaments.floor import Players
 from tournaments.table import TournamentTable
 
 if TYPE_CHECKING:
+    from pokerroom.server.lobby import Answer
     from tournaments.actor import Result, TournamentActor
+    from tournaments.director.registration import Decision
     from tournaments.schedule import TournamentScheduler
+
+
+class Messenger(Protocol):
+    """What the desk needs of the hub: deliver one message to one player, if connected.
+
+    The hub (`pokerroom.server.hub.Hub`) also has `session_of`, which the desk uses when
+    present (T-12: who is connected).
+    """
+
+    def send(self, player_id: str, message: dict[str, Any]) -> None:
+        """Deliver `message` to `player_id`; never raises into the tournament."""
 
 
 class TournamentDesk(Players):
     """Routes tournament requests to actors and tells players what concerns them."""
 
-    def __init__(self, hub: Any) -> None:
+    def __init__(self, hub: Messenger) -> None:
         self.hub = hub
         self.scheduler: TournamentScheduler | None = None
 
@@ -46,7 +59,7 @@ class TournamentDesk(Players):
             raise DirectorError(director_errors.NOT_REGISTERED, f"no tournament {tournament_id}")
         return actor
 
-    def handle(self, player: str, request: Request) -> Any:
+    def handle(self, player: str, request: Request) -> Answer:
         """Run one `tournament_*` request for `player`; the `ok` result or a Deferred of it."""
         args = dict(request.args)
         name = request.name
@@ -226,6 +239,6 @@ class TournamentPlayers(Players):
         )
 
 
-def _granted(decision: Any) -> dict[str, Any]:
+def _granted(decision: Decision) -> dict[str, Any]:
     """The `ok` result of an entry, rebuy or add-on."""
     return {"chips": decision.chips, "action": decision.action}

@@ -17,10 +17,10 @@ from typing import Any
 import structlog
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
-from pokerroom.engine.cards import RandomSource
 from tournaments.config import TournamentConfig
 from tournaments.director.balancing import BalancePlan, SeatMove, TableBalancer
 from tournaments.director.eliminations import Knockout, hand_for_hand
+from tournaments.director.rng import Rng
 from tournaments.director.seating import draw_button, draw_seats, seat_newcomer
 from tournaments.director.structure import (
     LevelStatus,
@@ -28,8 +28,9 @@ from tournaments.director.structure import (
     level_at,
     table_break_window,
 )
+from tournaments.knockouts import HandResult
 from tournaments.sitout_log import SitOutLog
-from tournaments.table import HandResult, TournamentTable
+from tournaments.table import TournamentTable
 from tournaments.timebank import TimeBanks
 
 
@@ -56,7 +57,7 @@ class Floor:
         self,
         config: TournamentConfig,
         clock: IReactorTime,
-        rng: RandomSource,
+        rng: Rng,
         players: Players,
         on_knockouts: Callable[[list[Knockout]], None],
         paid_places: Callable[[], int],
@@ -72,7 +73,7 @@ class Floor:
         self.players_left = players_left
         self.banks = TimeBanks(config.structure)
         self.sitouts = SitOutLog()  # T-12: the staff's report of players sitting out together
-        self.balancer = TableBalancer(rng, config.balancing)  # type: ignore[arg-type]
+        self.balancer = TableBalancer(rng, config.balancing)
         self.tables: dict[int, TournamentTable] = {}
         self.next_table_id = 1
         self.started_at = 0.0
@@ -164,7 +165,7 @@ class Floor:
         views = [t.seats_view() for t in shortest[: self.SHORTLIST]]
         seating, new = seat_newcomer(
             views, entry, self.rng, self.config.max_seats, self.next_table_id
-        )  # type: ignore[arg-type]
+        )
         table = self._new_table() if new is not None else self.tables[seating.table_id]
         table.seat(entry, seating.seat, stack)
         if new is not None:

@@ -10,7 +10,7 @@ at once when the tournament runs (T-5); rebuy and add-on chips go on the stack (
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +22,48 @@ from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
 from tournaments.director.errors import DirectorError
-from tournaments.director.registration import Decision, Funding
+from tournaments.director.registration import Decision, Funding, PlayerEntries
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.actor import Result
+    from tournaments.cashier import Cashier
+    from tournaments.config import TournamentConfig
+    from tournaments.director.payouts import PrizeTable
+    from tournaments.director.registration import (
+        Clock,
+        RegistrationSettings,
+        RegistrationState,
+    )
+    from tournaments.floor import Floor
+    from tournaments.payout_runner import PayoutRunner
 
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 
 
 class EntryRequests:
     """The money requests of `TournamentActor` (a mixin: it reads the actor's state)."""
+
+    if TYPE_CHECKING:  # what the mixin uses of its TournamentActor (set in its __init__)
+        config: TournamentConfig
+        settings: RegistrationSettings
+        state: RegistrationState
+        status: str
+        cashier: Cashier
+        floor: Floor
+        payouts: PayoutRunner
+        prizes: PrizeTable | None
+        alive: dict[str, int]
+        chips_issued: int
+        results: list[Result]
+        _placing: bool
+
+        def director_clock(self) -> Clock:
+            """Where the tournament stands for the director."""
+            ...
+
+        def start(self) -> None:
+            """Start the tournament now."""
+            ...
 
     def _init_requests(self) -> None:
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
@@ -40,11 +72,11 @@ class EntryRequests:
 
     @inlineCallbacks
     def _money(
-        self: TournamentActor,
+        self,
         decide: Callable[[], Decision],
         undo: Callable[[Decision], None],
         kind: str,
-    ):
+    ) -> Generator[Deferred[Any], Any, Decision]:
         """Decide on the current state, reserve it, post one transfer, undo if refused."""
         decision = decide()
         self.state = decision.state
@@ -59,14 +91,14 @@ class EntryRequests:
             raise
         return decision
 
-    def _run(self: TournamentActor, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
+    def _run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
         """Queue a money request; they run one at a time, in order."""
         answer: Deferred[Decision] = Deferred()
         self._queue.append((work, args, answer))
         self._drain()
         return answer
 
-    def _drain(self: TournamentActor) -> None:
+    def _drain(self) -> None:
         """Run queued requests; a loop, not recursion, when they finish at once (refusals)."""
         if self._draining:
             return
@@ -79,7 +111,7 @@ class EntryRequests:
         finally:
             self._draining = False
 
-    def _done(self: TournamentActor, result: Any, answer: Deferred[Decision]) -> None:
+    def _done(self, result: Decision | Failure, answer: Deferred[Decision]) -> None:
         """A request finished: answer it, then run the next."""
         self._busy = False
         if isinstance(result, Failure):
@@ -90,12 +122,12 @@ class EntryRequests:
         if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
             self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
 
-    def idle(self: TournamentActor) -> bool:
+    def idle(self) -> bool:
         """No money request is queued or running."""
         return not self._busy and not self._queue
 
     def register(
-        self: TournamentActor, player: str, funding: Funding = Funding.CASH, ticket_id: str = ""
+        self, player: str, funding: Funding = Funding.CASH, ticket_id: str = ""
     ) -> Deferred[Decision]:
         """T-2, T-3, T-5: register (late registration seats the player at once).
 
@@ -104,7 +136,9 @@ class EntryRequests:
         return self._run(self._register, player, funding, ticket_id)
 
     @inlineCallbacks
-    def _register(self: TournamentActor, player: str, funding: Funding, ticket_id: str):
+    def _register(
+        self, player: str, funding: Funding, ticket_id: str
+    ) -> Generator[Deferred[Any], Any, Decision]:
         settings = self.settings
 
         def decide() -> Decision:
@@ -122,19 +156,19 @@ class EntryRequests:
                 collected=self.state.collected - settings.buy_in,
             )
 
-        decision = yield self._money(decide, undo, "buy_in")
+        decision: Decision = yield self._money(decide, undo, "buy_in")
         self._enter(player, 1, decision.chips)
         full = settings.max_entries is not None and self.state.entries >= settings.max_entries
         if self.config.sit_and_go and self.status == "registering" and full:
             self.start()
         return decision
 
-    def unregister(self: TournamentActor, player: str) -> Deferred[Decision]:
+    def unregister(self, player: str) -> Deferred[Decision]:
         """T-3: buy-in and fee back, until shortly before the start."""
         return self._run(self._unregister, player)
 
     @inlineCallbacks
-    def _unregister(self: TournamentActor, player: str):
+    def _unregister(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
         before = self.state
 
         def decide() -> Decision:
@@ -145,17 +179,17 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self.state = replace(before, serial=self.state.serial)
 
-        decision = yield self._money(decide, undo, "refund")
+        decision: Decision = yield self._money(decide, undo, "refund")
         self.alive.pop(player, None)
         self.chips_issued -= self.settings.starting_stack
         return decision
 
-    def reenter(self: TournamentActor, player: str) -> Deferred[Decision]:
+    def reenter(self, player: str) -> Deferred[Decision]:
         """T-4: a new entry for a busted player, during late registration."""
         return self._run(self._reenter, player)
 
     @inlineCallbacks
-    def _reenter(self: TournamentActor, player: str):
+    def _reenter(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
 
         def decide() -> Decision:
@@ -166,17 +200,17 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, entries=-1, collected=-self.settings.reentry.buy_in)
 
-        decision = yield self._money(decide, undo, "buy_in")
+        decision: Decision = yield self._money(decide, undo, "buy_in")
         self._enter(player, decision.state.players[player].entries, decision.chips)
         self.floor.banks.forget(player)
         return decision
 
-    def rebuy(self: TournamentActor, player: str) -> Deferred[Decision]:
+    def rebuy(self, player: str) -> Deferred[Decision]:
         """T-4: the rebuy's chips (a busted player in the period is back in)."""
         return self._run(self._rebuy, player)
 
     @inlineCallbacks
-    def _rebuy(self: TournamentActor, player: str):
+    def _rebuy(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
         stack = self._stack(player)
 
@@ -188,16 +222,16 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-self.settings.rebuy.buy_in)
 
-        decision = yield self._money(decide, undo, "buy_in")
+        decision: Decision = yield self._money(decide, undo, "buy_in")
         self._chips(player, decision.chips)
         return decision
 
-    def addon(self: TournamentActor, player: str) -> Deferred[Decision]:
+    def addon(self, player: str) -> Deferred[Decision]:
         """T-4: the add-on's chips."""
         return self._run(self._addon, player)
 
     @inlineCallbacks
-    def _addon(self: TournamentActor, player: str):
+    def _addon(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
 
         def decide() -> Decision:
@@ -208,16 +242,23 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-self.settings.addon.buy_in)
 
-        decision = yield self._money(decide, undo, "buy_in")
+        decision: Decision = yield self._money(decide, undo, "buy_in")
         self._chips(player, decision.chips)
         return decision
 
     def _restore(
-        self: TournamentActor, player: str, record: Any, entries: int = 0, collected: int = 0
+        self,
+        player: str,
+        record: PlayerEntries | None,
+        entries: int = 0,
+        collected: int = 0,
     ) -> None:
         """Undo a reserved entry, rebuy or add-on whose money was refused."""
         players = dict(self.state.players)
-        players[player] = record
+        if record is None:  # not registered before (the director refuses that first)
+            players.pop(player, None)
+        else:
+            players[player] = record
         self.state = replace(
             self.state,
             players=players,
@@ -225,19 +266,19 @@ class EntryRequests:
             collected=self.state.collected + collected,
         )
 
-    def _stack(self: TournamentActor, player: str) -> int:
+    def _stack(self, player: str) -> int:
         """Chips `player` has at a table now (0 when busted)."""
         table = self.floor.table_of(player)
         return 0 if table is None else table.stacks[player]
 
-    def _enter(self: TournamentActor, player: str, number: int, chips: int) -> None:
+    def _enter(self, player: str, number: int, chips: int) -> None:
         """A paid entry: alive, and seated at once if the tournament runs (T-5)."""
         self.alive[player] = number
         self.chips_issued += chips
         if self.status == "running":
             self.floor.seat_newcomer(player, chips)
 
-    def _chips(self: TournamentActor, player: str, chips: int) -> None:
+    def _chips(self, player: str, chips: int) -> None:
         """Rebuy or add-on chips: onto the stack, or a busted player sits again (T-4)."""
         self.chips_issued += chips
         table = self.floor.table_of(player) if player in self.alive else None

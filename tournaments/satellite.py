@@ -74,7 +74,9 @@ class SeatPayer:
         self.awards[entry] = award.kind
         pool = prize_pool(runner.tid)
         key = runner.actor.cashier.key("seat", entry, target.tournament_id)
-        moves = (MoneyMove("prize", pool, tdollars(entry), award.amount, ""),)
+        moves: tuple[MoneyMove, ...] = (
+            MoneyMove("prize", pool, tdollars(entry), award.amount, ""),
+        )
         if award.kind is PrizeKind.TDOLLARS:
             fee_part = target.seat_value - award.amount
             moves += (MoneyMove("fee", pool, house(HOUSE_FEES), fee_part, ""),)

@@ -17,7 +17,9 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorFromThreads
 from twisted.internet.task import Clock
+from zope.interface import implementer
 
 from pokerroom.ledger import LedgerService, check_ledger, external, transfer, wallet
 from pokerroom.ledger.reports import total_balance
@@ -25,22 +27,26 @@ from tournaments.actor import Result, TournamentActor
 from tournaments.config import make_config
 from tournaments.director import entries as director_entries
 from tournaments.floor import Players
-from tournaments.table import HandResult, TournamentTable
+from tournaments.knockouts import HandResult
+from tournaments.table import TournamentTable
 from tournaments.templates import load_structures
 
 START = 1_800_000_000.0  # a fixed epoch for the fake clock
 CURRENCY = "USD"
 
 
+@implementer(IReactorFromThreads)
 class Pump:
     """The reactor's thread side: ledger results queue up and run on the simulating thread."""
 
     def __init__(self) -> None:
-        self.calls: queue.Queue[tuple[Callable[..., Any], tuple, dict]] = queue.Queue()
+        self.calls: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = (
+            queue.Queue()
+        )
 
-    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Queue `f` for the simulating thread."""
-        self.calls.put((f, args, kwargs))
+    def callFromThread(self, callable: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Queue `callable` for the simulating thread (named as in IReactorFromThreads)."""
+        self.calls.put((callable, args, kwargs))
 
     def run_ready(self) -> None:
         """Run every call already queued."""
@@ -166,7 +172,7 @@ def fund_players(engine: Engine, players: list[str], amount: int, tag: str) -> N
             key=f"deposit:{tag}:{start}",
             kind="deposit",
             currency=CURRENCY,
-            postings=postings,
+            postings=postings.items(),  # pairs: the Mapping form is keyed by AccountLike
         )
 
 

@@ -24,7 +24,10 @@ class TimeBanks:
         ms, seen = self._banks.get(entry, (structure.timebank_start_seconds * 1000, 0))
         seconds = ms / 1000
         for index in range(seen + 1, level_index + 1):
-            seconds = timebank_at_level_start(structure, seconds, structure.levels[index])
+            # The bank keeps ms, so `seconds` has a fraction; the director's rule (add, then cap)
+            # is typed for whole seconds but is the same for a float.
+            level = structure.levels[index]
+            seconds = timebank_at_level_start(structure, seconds, level)  # type: ignore[arg-type]
         ms = round(seconds * 1000)
         self._banks[entry] = (ms, max(seen, level_index))
         return ms
