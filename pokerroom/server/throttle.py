@@ -10,8 +10,9 @@ from its injected clock).
 
 `HashPool` runs argon2 in a few threads of its own. Jobs wait in a bounded queue, served in
 turn per source address (round robin), so that a flood of logins from one address delays
-another address's login by at most one job per busy address; when the queue is full a new job
-is refused with `server_busy` instead of waiting without end.
+another address's login by at most one job per busy address. When the queue is full, the
+address with the most jobs waiting loses its newest one to a newcomer with fewer, else the
+newcomer is refused; either refusal is `server_busy`, never an unbounded wait.
 """
 
 from __future__ import annotations
@@ -148,6 +149,9 @@ class LoginThrottle:
         return len(self._names) + len(self._addresses)
 
 
+BUSY_MESSAGE = "too many logins are waiting; try again in a few seconds"
+
+
 @dataclass(slots=True)
 class _Job:
     result: Deferred[Any]
@@ -179,16 +183,31 @@ class HashPool:
         self._pool.stop()
 
     def submit(self, key: str, work: Callable[..., Any], *args: Any) -> Deferred[Any]:
-        """Run `work(*args)` in a hashing thread when `key`'s turn comes; `server_busy` if full."""
-        if self.waiting >= self.queue_max:
-            raise ProtocolError(
-                errors.SERVER_BUSY, "too many logins are waiting; try again in a few seconds"
-            )
+        """Run `work(*args)` in a hashing thread when `key`'s turn comes.
+
+        When the queue is full, the key with the most jobs waiting gives up its newest one
+        (`server_busy`) if it has more than `key` would; otherwise this job is refused
+        (`server_busy`). So a flood from a few addresses cannot keep others out.
+        """
+        if self.waiting >= self.queue_max and not self._shed_for(key):
+            raise ProtocolError(errors.SERVER_BUSY, BUSY_MESSAGE)
         job = _Job(Deferred(), work, args)
         self._queues.setdefault(key, deque()).append(job)
         self.waiting += 1
         self._pump()
         return job.result
+
+    def _shed_for(self, key: str) -> bool:
+        """Refuse the newest job of the most crowded key, if it holds more than `key` would."""
+        crowded = max(self._queues, key=lambda k: len(self._queues[k]), default=None)
+        mine = len(self._queues.get(key, ())) + 1
+        if crowded is None or len(self._queues[crowded]) <= mine:
+            return False
+        jobs = self._queues[crowded]
+        shed = jobs.pop()
+        self.waiting -= 1
+        shed.result.errback(ProtocolError(errors.SERVER_BUSY, BUSY_MESSAGE))
+        return True
 
     def ahead(self, key: str) -> int | None:
         """How many waiting jobs start before `key`'s next one; None if `key` has none waiting.

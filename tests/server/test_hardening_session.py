@@ -435,8 +435,9 @@ def test_pipelined_logins_bind_one_player_only(room: Room) -> None:
 
 
 def test_the_hash_pool_is_bounded_and_serves_addresses_in_turn(reactor: QueueReactor) -> None:
-    """Jobs from one address cannot crowd out another's: round robin per key; a full queue
-    refuses at once with server_busy instead of growing."""
+    """Jobs from one address cannot crowd out another's: round robin per key; when the queue
+    is full the most crowded key gives way to a newcomer, and when no key holds more than a
+    newcomer would, the newcomer gets server_busy; the queue never grows past its bound."""
     import threading
 
     from pokerroom.protocol.errors import ProtocolError
@@ -452,16 +453,33 @@ def test_the_hash_pool_is_bounded_and_serves_addresses_in_turn(reactor: QueueRea
         release.wait(5)
         return tag
 
+    outcome: dict[str, str] = {}
+
+    def submit(key: str, tag: str) -> None:
+        d = pool.submit(key, work, tag)
+        d.addCallbacks(
+            lambda result: outcome.__setitem__(tag, "ran"),
+            lambda failure: outcome.__setitem__(tag, failure.value.code),
+        )
+
     try:
-        jobs = [pool.submit("10.6.6.6", work, f"A{n}") for n in range(4)]  # A0 runs, 3 wait
-        jobs.append(pool.submit("10.1.1.1", work, "B0"))
+        for n in range(5):  # A0 runs, A1..A4 wait: the queue is full
+            submit("10.6.6.6", f"A{n}")
+        submit("10.1.1.1", "B0")  # A gives up its newest job (A4) to B
+        assert outcome == {"A4": errors.SERVER_BUSY} and pool.waiting == 4
+        assert pool.ahead("10.1.1.1") == 1  # one A before B, not three
+        submit("10.2.2.2", "C0")  # A3 gives way (A holds 2 then, B and C one each)
+        submit("10.3.3.3", "D0")  # A2 gives way: now every key holds one job
         with pytest.raises(ProtocolError) as caught:
-            pool.submit("10.2.2.2", work, "C0")
-        assert caught.value.code == errors.SERVER_BUSY
-        assert pool.ahead("10.1.1.1") == 1 and pool.ahead("10.2.2.2") is None
+            pool.submit("10.4.4.4", work, "E0")  # nobody holds more than E would: refused
+        assert caught.value.code == errors.SERVER_BUSY and pool.waiting == 4
         release.set()
-        assert [reactor.wait(job) for job in jobs] == ["A0", "A1", "A2", "A3", "B0"]
-        assert started == ["A0", "A1", "B0", "A2", "A3"]  # B waited for one A, not three
+        while len(outcome) < 8:
+            f, args, kwargs = reactor.calls.get(timeout=5)
+            f(*args, **kwargs)
+        assert started == ["A0", "A1", "B0", "C0", "D0"]
+        assert {tag for tag, result in outcome.items() if result == "ran"} == set(started)
+        assert outcome["A2"] == outcome["A3"] == errors.SERVER_BUSY
     finally:
         release.set()
         pool.stop()
