@@ -143,11 +143,8 @@ class TournamentDesk(Players):
         if hand is None or hand.actor < 0:
             return
         session_of = getattr(self.hub, "session_of", None)
-        if session_of is not None:  # T-12: the clock gives a disconnected player the grace
-            connected = session_of(entry) is not None
-            if connected == (entry in table.disconnected):
-                sitting_out = entry in table.sitting_out
-                table.set_presence(entry, connected=connected, sitting_out=sitting_out)
+        if session_of is not None:  # T-12: a player with no session is away (the clock's grace)
+            table.presence.connection(entry, session_of(entry) is not None)
         index = hand.actor
         legal = hand.legal_actions(index)
         assert legal is not None

@@ -17,6 +17,7 @@ from typing import Any
 import structlog
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
+from pokerroom.table.views import TableListener
 from tournaments.config import TournamentConfig
 from tournaments.director.balancing import BalancePlan, SeatMove, TableBalancer
 from tournaments.director.eliminations import Knockout, hand_for_hand
@@ -29,6 +30,7 @@ from tournaments.director.structure import (
     table_break_window,
 )
 from tournaments.knockouts import HandResult
+from tournaments.presence import Presence
 from tournaments.sitout_log import SitOutLog
 from tournaments.table import TournamentTable
 from tournaments.timebank import TimeBanks
@@ -48,6 +50,10 @@ class Players:
 
     def finished(self, result: Any) -> None:
         """An entry finished (`actor.Result`: place, prize, busted by)."""
+
+    def table_frames(self) -> TableListener | None:
+        """Where the tables' protocol frames go (section 6 events); None: nowhere (bots)."""
+        return None
 
 
 class Floor:
@@ -73,6 +79,7 @@ class Floor:
         self.players_left = players_left
         self.banks = TimeBanks(config.structure)
         self.sitouts = SitOutLog()  # T-12: the staff's report of players sitting out together
+        self.presence = Presence(self.sitouts)  # T-12: follows the players from table to table
         self.balancer = TableBalancer(rng, config.balancing)
         self.tables: dict[int, TournamentTable] = {}
         self.next_table_id = 1
@@ -89,7 +96,6 @@ class Floor:
         self._waiting_for: frozenset[int] = frozenset()
         self._round: list[Knockout] = []
         self._round_call: IDelayedCall | None = None
-        self._graced: dict[str, int] = {}  # entry -> level index of the last T-12 grace
         self._status: LevelStatus | None = None
         self._status_until = 0.0
         self.log = structlog.get_logger("tournaments.floor").bind(
@@ -109,15 +115,10 @@ class Floor:
         return self._status
 
     def _grace(self, entry: str) -> int:
-        """T-12: extra seconds for a disconnected player, once per level, from the bubble."""
-        index = self.level().index
-        used = self._graced.get(entry) == index
-        extra = disconnect_grace_seconds(
-            self.structure, self.players_left(), self.paid_places(), used
-        )
-        if extra:
-            self._graced[entry] = index
-        return extra
+        """T-12: extra seconds a disconnected player may get now (from the bubble on); the
+        tournament's `Presence` grants them once per drop and per level."""
+        left, paid = self.players_left(), self.paid_places()
+        return disconnect_grace_seconds(self.structure, left, paid, used_this_level=False)
 
     def table_of(self, entry: str) -> TournamentTable | None:
         """The table `entry` sits at."""
@@ -131,7 +132,8 @@ class Floor:
     def _new_table(self) -> TournamentTable:
         table = TournamentTable(
             self.config.tournament_id, self.next_table_id, self.config.max_seats, self.clock,
-            self, self.rng, self.banks, self._grace, self.sitouts,
+            self, self.rng, self.banks, self._grace,
+            presence=self.presence, frames=self.players.table_frames(),
         )  # fmt: skip
         self.tables[table.table_id] = table
         self.next_table_id += 1
@@ -181,7 +183,7 @@ class Floor:
 
     def _kick(self, table: TournamentTable) -> None:
         """Deal at `table` soon if it is idle and nothing is scheduled."""
-        if not table.in_hand and table.table_id not in self._scheduled:
+        if not table.hand_running and table.table_id not in self._scheduled:
             self._schedule(table, self.config.between_hands_seconds)
 
     def _schedule(self, table: TournamentTable, delay: float) -> None:
@@ -205,7 +207,7 @@ class Floor:
 
     def _deal(self, table: TournamentTable) -> None:
         """Start the next hand at `table`, unless on a break, hand-for-hand, or short-handed."""
-        if not self.running or table.in_hand or table.count < 2:
+        if not self.running or table.hand_running or table.count < 2:
             return
         if self._h4h():
             if not self.in_hand and self._round_call is None:
@@ -235,7 +237,7 @@ class Floor:
         if status.on_break and status.break_ends_at is not None:
             self._round_call = self.clock.callLater(self._rest(status), self._deal_round)
             return
-        ready = [t for t in self.tables.values() if t.count >= 2 and not t.in_hand]
+        ready = [t for t in self.tables.values() if t.count >= 2 and not t.hand_running]
         self.in_hand += len(ready)  # counted first: a hand may end while the next is dealt
         for table in ready:
             call = self._scheduled.pop(table.table_id, None)
@@ -303,7 +305,7 @@ class Floor:
         if finished is not None and finished.table_id in tables:
             concerned[finished.table_id] = finished
         else:
-            longest = max(tables.values(), key=lambda t: (not t.in_hand, t.count, -t.table_id))
+            longest = max(tables.values(), key=lambda t: (not t.hand_running, t.count, -t.table_id))
             concerned[longest.table_id] = longest
         return sorted(concerned.values(), key=lambda t: t.table_id)
 
@@ -332,9 +334,9 @@ class Floor:
             chips[move.entry] = self.tables[move.from_table].unseat(move.entry)
         touched: set[int] = set()
         for move in plan.moves:
+            self.players.moved(move)  # `tournament_seat` first, then the new table's snapshot
             self.tables[move.to_table].seat(move.entry, move.to_seat, chips[move.entry])
             touched.add(move.to_table)
-            self.players.moved(move)
         if plan.final_table is not None and plan.final_button is not None:
             self.tables[plan.final_table].redraw(plan.final_button)
             self.final_redrawn = True

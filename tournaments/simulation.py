@@ -92,7 +92,7 @@ class Bots(Players):
         elif legal.can_fold and roll < 0.49:
             table.act(entry, "fold")
         else:
-            table.act(entry, "call")
+            table.act(entry, "call" if legal.call_amount else "check")
 
     def hand_ended(self, table: TournamentTable, result: HandResult) -> None:
         """Every chip accounted for: in the hand, and (every `check_every` hands) everywhere."""
