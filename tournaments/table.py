@@ -1,40 +1,47 @@
-"""A tournament table: the hand engine driven with seats, a dead button, levels and the clock.
+"""A tournament table: seats, stacks, the blinds of the level; its hands run on a HandDriver.
 
-The table deals when its tournament actor tells it to (`start_hand`) and reports each finished
-hand (`HandResult`: final stacks and the knockouts of T-9/T-14). Seats come from the director;
-moves are applied only between hands. Chips are not money: nothing here touches the ledger.
-Time comes from an injected `IReactorTime`; no I/O. Blinds follow the dead-button rule: the big
-blind moves to the next player every hand, the small blind falls on the seat that had the big
-blind (dead when that player is gone), and the button on the seat that had the small blind.
+The table deals when its tournament floor tells it to (`start_hand`) and reports each finished
+hand (`HandResult`: final stacks and the knockouts of T-9/T-14). Seats come from the director
+(numbered from 1 there); moves are applied only between hands. Button and blinds come from the
+room's one planner, `pokerroom.table.positions.plan_hand` (dead button; every tournament seat is
+dealt in, T-12). The hand itself — shuffle, clock and time bank, check-or-fold, the frames each
+player may see — is the `HandDriver`'s, the same as at a cash table (docs/ARCHITECTURE.md rule
+13). Clients see the table as `<tournament_id>/<table number>`, seats numbered from 0 like every
+table (docs/PROTOCOL.md section 6). Chips are not money: nothing here touches the ledger.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import structlog
 from twisted.internet.interfaces import IReactorTime
 
 from pokerroom.engine import errors as engine_errors
-from pokerroom.engine.cards import RandomSource, shuffled_deck
+from pokerroom.engine.cards import RandomSource
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.hand import Hand
 from pokerroom.engine.variants import VARIANTS
-from pokerroom.table.clock import ActionClock
+from pokerroom.protocol.errors import STILL_SEATED, ProtocolError
+from pokerroom.table import errors as codes
+from pokerroom.table.driver import SITTING_OUT, HandDriver
+from pokerroom.table.positions import ALWAYS_DEALT, ButtonState, plan_hand
+from pokerroom.table.views import Message, TableListener, message
 from tournaments.director.eliminations import Knockout
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level
 from tournaments.knockouts import HandBoundary, HandResult, hand_knockouts
+from tournaments.presence import ASKED, TIMEOUT, Presence
 from tournaments.sitout_log import SitOutLog
 from tournaments.timebank import TimeBanks
 
 NO_LIMIT = VARIANTS["NT"]
 
 
-class TableListener(Protocol):
-    """What the tournament actor hears from a table."""
+class FloorListener(Protocol):
+    """What the tournament floor hears from a table (frames go to the `TableListener`)."""
 
     def turn(self, table: TournamentTable, entry: str) -> None:
         """`entry` is to act (C-6); a bot may call `table.act` at once."""
@@ -43,8 +50,23 @@ class TableListener(Protocol):
         """A hand is over; the table waits for `start_hand`."""
 
 
+class NoFrames:
+    """Frames to nobody: a table no client watches (simulations, benchmarks)."""
+
+    def send(self, player_id: str, message: Message) -> None:
+        """Drop the message."""
+
+    def broadcast(self, table_id: str, message: Message, exclude: set[str] | None = None) -> None:
+        """Drop the message."""
+
+
+def wire_id(tournament_id: str, table_id: int) -> str:
+    """The table's `table_id` in frames: `<tournament_id>/<table number>`."""
+    return f"{tournament_id}/{table_id}"
+
+
 class TournamentTable:
-    """One table of a tournament: seats, stacks, the button, the hand in play and its clock."""
+    """One table of a tournament: seats, stacks, the button, and the driver of its hands."""
 
     def __init__(
         self,
@@ -52,156 +74,255 @@ class TournamentTable:
         table_id: int,
         max_seats: int,
         clock: IReactorTime,
-        listener: TableListener,
+        listener: FloorListener,
         rng: RandomSource,
         banks: TimeBanks,
         disconnect_grace: Callable[[str], int] = lambda entry: 0,
         sitouts: SitOutLog | None = None,
+        *,
+        presence: Presence | None = None,
+        frames: TableListener | None = None,
     ) -> None:
         self.tournament_id = tournament_id
         self.table_id = table_id
+        self.wire_id = wire_id(tournament_id, table_id)
         self.max_seats = max_seats
         self.clock = clock
         self.listener = listener
-        self.rng = rng
         self.banks = banks
-        self.disconnect_grace = disconnect_grace  # T-12: extra seconds, once per level
-        self.sitouts = sitouts if sitouts is not None else SitOutLog()  # T-12 report
-        self.seats: dict[int, str] = {}
+        self.disconnect_grace = disconnect_grace  # T-12: seconds allowed now (0 before the bubble)
+        self.presence = presence if presence is not None else Presence(sitouts)
+        self.frames: TableListener = frames if frames is not None else NoFrames()
+        self.seats: dict[int, str] = {}  # director seat (from 1) -> entry
         self.stacks: dict[str, int] = {}
-        self.button: int | None = None
-        self.small_blind_position: int | None = None
-        self.big_blind: int | None = None
-        self.hand: Hand | None = None
-        self.hand_id = ""
+        self.observers: set[str] = set()
         self.hands_played = 0
-        self.order: list[str] = []
-        self.sitting_out: set[str] = set()
-        self.disconnected: set[str] = set()
         self.boundary: HandBoundary | None = None
         self.closed = False
-        self._level_index = 0
-        self._action_seconds = 15
-        self._start_stacks: dict[str, int] = {}
-        self._pending_chips: dict[str, int] = {}  # bought during a hand, added after it
-        self._asking = False
-        self._acted = False
-        self._graced = False
-        self._action_clock = ActionClock(clock, self._on_timebank, self._on_timeout)
         self.log = structlog.get_logger("tournaments.table").bind(
             tournament_id=tournament_id, table_id=table_id
         )
+        self.driver = HandDriver(
+            self.wire_id, clock=clock, rng=rng, listener=self.frames, table=self, log=self.log
+        )
+        self._button_state: ButtonState | None = None
+        self._drawn: int | None = None  # the drawn button of a (re)draw, until the next hand
+        self._level: Level | None = None
+        self._level_index = 0
+        self._order_seats: list[int] = []  # director seats of the hand in engine order
+        self._start_stacks: dict[str, int] = {}
+        self._pending_chips: dict[str, int] = {}  # bought during a hand, added after it
 
-    # ------------------------------------------------------------------ seats (between hands)
+    # ------------------------------------------------------------------ what others read
 
     @property
-    def in_hand(self) -> bool:
-        """A hand is running: nobody leaves before it ends (T-10)."""
-        return self.hand is not None
+    def sitouts(self) -> SitOutLog:
+        """T-12: the tournament's sit-out report."""
+        return self.presence.sitouts
+
+    @property
+    def hand(self) -> Hand | None:
+        """The hand in play, if any."""
+        return self.driver.hand
+
+    @property
+    def hand_id(self) -> str:
+        """The hand in play (or the last one)."""
+        return self.driver.hand_id
+
+    @property
+    def order(self) -> list[str]:
+        """The entries of the hand in play, in engine order (empty between hands)."""
+        return list(self.driver.players) if self.driver.hand is not None else []
+
+    @property
+    def button(self) -> int | None:
+        """The button's director seat: last hand's, or the drawn one before the first hand."""
+        if self._drawn is not None or self._button_state is None:
+            return self._drawn
+        return self._button_state.button
+
+    @property
+    def big_blind(self) -> int | None:
+        """Last hand's big blind seat (director numbering), None after a draw."""
+        return (
+            self._button_state.big_blind_seat
+            if self._drawn is None and self._button_state
+            else None
+        )
 
     @property
     def count(self) -> int:
         """Players seated."""
         return len(self.seats)
 
+    @property
+    def audience(self) -> set[str]:
+        """Who receives the table's public frames: the seated players and the observers."""
+        return self.observers | set(self.stacks)
+
+    @property
+    def hand_running(self) -> bool:
+        """A hand is running: nobody leaves before it ends (T-10); chat rule C-13."""
+        return self.driver.hand is not None
+
+    def in_hand(self, entry: str) -> bool:
+        """Whether `entry` holds live cards in the running hand (C-13)."""
+        return self.driver.in_hand(entry)
+
+    # ------------------------------------------------------------------ seats (between hands)
+
     def seat(self, entry: str, seat: int, stack: int) -> None:
-        """Seat `entry` with `stack` chips; during a hand they are dealt in from the next one."""
+        """Seat `entry` with `stack` chips; during a hand they are dealt in from the next one.
+
+        The table tells its audience (`seat_taken`) and sends the player the table
+        (`table_snapshot`, C-14, T-10).
+        """
         if seat in self.seats or not 1 <= seat <= self.max_seats or stack <= 0:
             raise ValueError(f"seat {seat} at table {self.table_id} is not free")
         self.seats[seat] = entry
         self.stacks[entry] = stack
+        self.observers.discard(entry)
+        self._broadcast("seat_taken", seat=seat - 1, player=entry, stack=stack)
+        self.frames.send(entry, self.snapshot_message(entry))
 
     def unseat(self, entry: str) -> int:
         """Take `entry` off the table between hands (a move or a break); return their chips."""
-        if self.hand is not None and entry in self.order:
+        if self.driver.hand is not None and entry in self.driver.players:
             raise EngineError(engine_errors.NOT_BETTING, "a player leaves only between hands")
-        for seat, who in self.seats.items():
-            if who == entry:
-                del self.seats[seat]
-                break
-        self._sit_in(entry)
-        self.disconnected.discard(entry)
+        return self._remove(entry)
+
+    def _remove(self, entry: str) -> int:
+        number = next(s for s, who in self.seats.items() if who == entry)
+        stack = self.stacks[entry]
+        self._broadcast("seat_left", seat=number - 1, player=entry, amount=stack)
+        del self.seats[number]
         return self.stacks.pop(entry)
 
     def add_chips(self, entry: str, chips: int) -> None:
         """Rebuy or add-on chips (T-4): on the stack now, or after the hand if dealt in (C-9)."""
-        if self.hand is not None and entry in self.order:
+        if self.driver.hand is not None and entry in self.driver.players:
             self._pending_chips[entry] = self._pending_chips.get(entry, 0) + chips
         else:
             self.stacks[entry] += chips
 
     def redraw(self, button: int) -> None:
         """A new draw for the table (T-1 start, final-table redraw): the button at `button`."""
-        self.button = button
-        self.small_blind_position = None
-        self.big_blind = None
+        self._drawn = button
 
     def seats_view(self) -> TableSeats:
         """What the director's balancer knows of this table."""
         return TableSeats(
             self.table_id, self.max_seats, dict(self.seats), self.button, self.big_blind,
-            self.hand is not None,
+            self.hand_running,
         )  # fmt: skip
 
     def chips(self) -> int:
         """Every chip at this table, in stacks and in the pot (chips are not money)."""
-        if self.hand is None:
+        hand = self.driver.hand
+        if hand is None:
             return sum(self.stacks.values())
-        dealt = set(self.order)
+        dealt = set(self.driver.players)
         waiting = sum(stack for entry, stack in self.stacks.items() if entry not in dealt)
         pending = sum(self._pending_chips.values())
-        return waiting + pending + sum(self.hand.stacks) + self.hand.pot_total()
+        return waiting + pending + sum(hand.stacks) + hand.pot_total()
+
+    # ------------------------------------------------------------------ presence (T-12)
 
     def set_presence(self, entry: str, *, connected: bool, sitting_out: bool) -> None:
         """T-12: a disconnected or sitting-out player is still dealt in and posts."""
-        (self.disconnected.discard if connected else self.disconnected.add)(entry)
+        self.presence.connection(entry, connected)
+        self.set_sitting_out(entry, sitting_out)
+
+    def set_sitting_out(self, entry: str, sitting_out: bool) -> None:
+        """`tournament_sit_out`: asked to sit out (acted for at once), or back (T-12)."""
+        now = self.clock.seconds()
         if sitting_out:
-            self._sit_out(entry)
-        else:
-            self._sit_in(entry)
+            if self.presence.sit_out(entry, self.table_id, now, ASKED):
+                self._seat_event("player_sat_out", entry, reason=ASKED)
+        elif self.presence.sit_in(entry, now):
+            self._seat_event("player_sat_in", entry, owes=0, wait_for_bb=False)
 
-    def _sit_out(self, entry: str) -> None:
-        """T-12: still dealt in; the interval goes to the report."""
-        self.sitting_out.add(entry)
-        self.sitouts.begin(entry, self.table_id, self.clock.seconds())
+    def disconnected(self, player: str) -> None:
+        """C-14, T-12: the player dropped; the clock keeps running (and a grace is due)."""
+        if player in self.stacks:
+            self.presence.connection(player, False)
 
-    def _sit_in(self, entry: str) -> None:
-        if entry in self.sitting_out:
-            self.sitting_out.discard(entry)
-            self.sitouts.end(entry, self.clock.seconds())
+    def reconnected(self, player: str) -> dict[str, Any]:
+        """C-14: send the table again, and the action request if it is the player's turn."""
+        if player in self.stacks:
+            self.presence.connection(player, True)
+        self.frames.send(player, self.snapshot_message(player))
+        self.driver.remind(player)
+        return self.snapshot(player)
+
+    # ------------------------------------------------------------------ watching (C-15)
+
+    def observe(self, player: str) -> dict[str, Any]:
+        """Start receiving the table's public frames; returns the snapshot."""
+        if player not in self.stacks:
+            self.observers.add(player)
+        return self.snapshot(player)
+
+    def unobserve(self, player: str) -> dict[str, Any]:
+        """Stop receiving the table's frames; a seated player cannot."""
+        if player in self.stacks:
+            raise ProtocolError(STILL_SEATED, "you play at this table")
+        self.observers.discard(player)
+        return {}
+
+    def snapshot(self, player: str) -> dict[str, Any]:
+        """The table as `player` may see it: public state and only their own cards (C-15)."""
+        dealt = set(self.driver.players) if self.driver.hand is not None else set()
+        level = self._level
+        button = self.button
+        return {
+            "table_id": self.wire_id,
+            "variant": NO_LIMIT.code,
+            "max_seats": self.max_seats,
+            "blinds": [level.small_blind, level.big_blind] if level else [0, 0],
+            "currency": None,  # chips, not money
+            "buy_in": None,
+            "button": button - 1 if button is not None else None,
+            "seats": [
+                {
+                    "seat": number - 1,
+                    "player": entry,
+                    "stack": self._start_stacks.get(entry, self.stacks[entry])
+                    if entry in dealt
+                    else self.stacks[entry],
+                    "sitting_out": self.presence.sitting_out(entry),
+                    "waiting": False,
+                    "in_hand": entry in dealt,
+                    "disconnected": entry in self.presence.disconnected,
+                }
+                for number, entry in sorted(self.seats.items())
+            ],
+            "hand": self.driver.view(player),
+            "tournament_id": self.tournament_id,
+            "ante": level.ante if level else 0,
+        }
+
+    def snapshot_message(self, player: str) -> Message:
+        """The `table_snapshot` frame for one player."""
+        return message(self.wire_id, "table_snapshot", snapshot=self.snapshot(player))
+
+    def _broadcast(self, kind: str, **fields: Any) -> None:
+        self.frames.broadcast(self.wire_id, message(self.wire_id, kind, **fields), set())
+
+    def _seat_event(self, kind: str, entry: str, **fields: Any) -> None:
+        number = next((s for s, who in self.seats.items() if who == entry), None)
+        if number is not None:
+            self._broadcast(kind, seat=number - 1, player=entry, **fields)
 
     # ------------------------------------------------------------------ dealing
 
-    def _next_occupied(self, seat: int) -> int:
-        """The first occupied seat strictly after `seat`, clockwise."""
-        for step in range(1, self.max_seats + 1):
-            candidate = (seat + step - 1) % self.max_seats + 1
-            if candidate in self.seats:
-                return candidate
-        raise ValueError("empty table")
-
-    def _positions(self) -> tuple[int, int | None, int]:
-        """(button, small blind seat or None when dead, big blind) for the next hand."""
-        heads_up = len(self.seats) == 2
-        if self.big_blind is None or self.small_blind_position is None:
-            start = self.button if self.button is not None else self.max_seats
-            button = start if start in self.seats else self._next_occupied(start)
-            small = button if heads_up else self._next_occupied(button)
-            self.small_blind_position = small
-            return button, small, self._next_occupied(small)
-        big = self._next_occupied(self.big_blind)
-        if heads_up:  # heads-up the button posts the small blind; the big blind moves on
-            other = self._next_occupied(big)
-            self.small_blind_position = other
-            return other, other, big
-        button = self.small_blind_position
-        small_position = self.big_blind
-        self.small_blind_position = small_position
-        return button, (small_position if small_position in self.seats else None), big
+    def _pick_button(self, ready: list[int]) -> int:
+        return self._drawn if self._drawn is not None else ready[0]
 
     def start_hand(self, level: Level, level_index: int, ante_kind: AnteKind) -> bool:
         """Deal the next hand at `level`; False when fewer than two players sit here."""
-        if self.hand is not None:
+        if self.driver.hand is not None:
             raise EngineError(engine_errors.NOT_DEALING, "a hand is already running")
         if len(self.seats) < 2 or self.closed:
             return False
@@ -209,18 +330,21 @@ class TournamentTable:
             self.table_id, self.hands_played, level_index, self.button, self.big_blind,
             tuple(sorted(self.seats.items())), tuple(sorted(self.stacks.items())),
         )  # fmt: skip
-        button, small, big = self._positions()
-        self.button, self.big_blind = button, big
-        max_seats = self.max_seats
-        seats = sorted(self.seats, key=lambda s: (s - button - 1) % max_seats)
-        order = [self.seats[s] for s in seats]
+        plan = plan_hand(
+            dict.fromkeys(self.seats, ALWAYS_DEALT),
+            self.max_seats,
+            level.small_blind,
+            level.big_blind,
+            None if self._drawn is not None else self._button_state,
+            self._pick_button,
+        )
+        assert plan is not None  # two or more seats, all dealt in
+        self._button_state = plan.state
+        self._drawn = None
+        order = [self.seats[s] for s in plan.order]
         stacks = tuple(self.stacks[e] for e in order)
-        blinds = [0] * len(order)
-        big_index = seats.index(big)
-        blinds[big_index] = level.big_blind
-        if small is not None:
-            blinds[seats.index(small)] = level.small_blind
         antes: tuple[int, ...] = ()
+        big_index = plan.order.index(plan.big_blind_seat)
         if level.ante and ante_kind is AnteKind.CLASSIC:
             antes = (level.ante,) * len(order)
         elif level.ante and ante_kind is AnteKind.BIG_BLIND:
@@ -231,118 +355,84 @@ class TournamentTable:
         config = HandConfig(
             variant=NO_LIMIT,
             starting_stacks=stacks,
-            blinds_or_straddles=tuple(blinds),
+            blinds_or_straddles=plan.blinds,
             antes=antes,
             min_bet=level.big_blind,
-            # Classic antes are live money: a player all in for the ante can win the antes.
-            ante_trimming=ante_kind is AnteKind.CLASSIC,
         )
         self.hands_played += 1
-        self.hand_id = f"{self.tournament_id}:{self.table_id}:{self.hands_played}"
-        self.order = order
-        self._seats_dealt = seats
+        self._order_seats = list(plan.order)
         self._start_stacks = dict(zip(order, stacks, strict=True))
+        self._level = level
         self._level_index = level_index
-        self._action_seconds = level.action_seconds
-        self.hand = Hand(config, shuffled_deck(self.rng))
-        self._advance()
+        self.driver.deal(
+            f"{self.tournament_id}:{self.table_id}:{self.hands_played}",
+            config,
+            [s - 1 for s in plan.order],
+            order,
+            button=plan.button - 1,
+            blinds=(level.small_blind, level.big_blind),
+            post_kinds={s - 1: kind for s, kind in plan.post_kinds.items()},
+            action_seconds=level.action_seconds,
+            extra={"ante": level.ante if ante_kind is not AnteKind.NONE else 0},
+        )
         return True
 
     # ------------------------------------------------------------------ actions
 
     def to_act(self) -> str | None:
         """The entry whose turn it is, if any."""
-        hand = self.hand
-        if hand is None or hand.actor < 0:
+        hand = self.driver.hand
+        if hand is None or hand.actor < 0 or self.driver.over:
             return None
-        return self.order[hand.actor]
+        return self.driver.players[hand.actor]
 
-    def act(self, entry: str, action: str, amount: int | None = None) -> None:
-        """`entry` folds, checks, calls, or bets/raises to `amount` (engine rules apply)."""
-        hand = self.hand
-        if hand is None:
-            raise EngineError(engine_errors.HAND_OVER, "no hand is running")
-        index = hand.actor
-        if index < 0 or self.order[index] != entry:
-            raise EngineError(engine_errors.NOT_YOUR_TURN, f"it is not {entry}'s turn")
-        if action == "fold":
-            hand.fold(index)
-        elif action in ("check", "call"):
-            hand.check_or_call(index)
-        elif action in ("bet", "raise") and amount is not None:
-            hand.bet_or_raise(index, amount)
-        else:
-            raise EngineError(engine_errors.BAD_ACTION, f"unknown action {action!r}")
-        if entry in self.sitting_out:
-            self._sit_in(entry)  # acting brings a timed-out player back (C-6)
-        self._acted = True
-        if self._asking:
-            return
-        if self._action_clock.running:
-            self.banks.store(entry, self._action_clock.stop())
-        self._advance()
+    def act(self, entry: str, action: str, amount: int | None = None) -> dict[str, Any]:
+        """`entry` folds, checks, calls, or bets/raises to `amount`; refused with a stable
+        code and nothing changed (P-1). Any action clears a timeout's sit-out (T-12)."""
+        if entry not in self.stacks:
+            raise ProtocolError(codes.NOT_SEATED, "you do not play at this table")
+        if self.driver.hand is None:
+            raise ProtocolError(codes.NO_HAND, "no hand is being played")
+        index = self.driver.index_of(entry)
+        if index is None:
+            raise ProtocolError(codes.NOT_IN_HAND, "you were not dealt into this hand")
+        self.driver.act(index, action, amount)  # raises before anything changes
+        if self.presence.acted(entry, self.clock.seconds()):
+            self._seat_event("player_sat_in", entry, owes=0, wait_for_bb=False)
+        return {}
 
-    def _advance(self) -> None:
-        """Ask each player in turn until one has to be timed, or the hand ends."""
-        while True:
-            hand = self.hand
-            assert hand is not None
-            if hand.is_over:
-                self._finish()
-                return
-            entry = self.order[hand.actor]
-            if entry in self.sitting_out:
-                self._auto_act()  # T-12: sitting out, still dealt in; acted for at once
-                continue
-            self._acted = False
-            self._asking = True
-            try:
-                self.listener.turn(self, entry)
-            finally:
-                self._asking = False
-            if not self._acted:
-                self._graced = False
-                bank = self.banks.bank_ms(entry, self._level_index)
-                self._action_clock.start(self._action_seconds, bank)  # C-6, C-7
-                return
+    # ------------------------------------------------------------------ HandTable (the driver)
 
-    def _auto_act(self) -> None:
-        """T-12 / C-6: fold when facing a bet, check otherwise."""
-        hand = self.hand
-        assert hand is not None
-        index = hand.actor
-        if hand.can_fold(index):
-            hand.fold(index)
-        else:
-            hand.check_or_call(index)
+    def bank_ms(self, index: int) -> int:
+        """The player's time bank at this level (C-7), refilled per level."""
+        return self.banks.bank_ms(self.driver.players[index], self._level_index)
 
-    def _on_timebank(self, remaining_ms: int) -> None:
-        """C-7: the bank started on its own (the actor may tell the clients)."""
+    def keep_bank(self, index: int, ms: int) -> None:
+        """What is left of the bank follows the player (C-7)."""
+        self.banks.store(self.driver.players[index], ms)
 
-    def _on_timeout(self) -> None:
-        """C-6 / T-12: time is up; a disconnected player may get extra seconds once per level."""
-        entry = self.to_act()
-        if entry is None:
-            return
-        self.banks.store(entry, 0)
-        if entry in self.disconnected and not self._graced:
-            extra = self.disconnect_grace(entry)
-            if extra > 0:
-                self._graced = True
-                self._action_clock.start(extra, 0)
-                return
-        self.log.info("timed_out", hand_id=self.hand_id, entry=entry)
-        self._auto_act()
-        self._sit_out(entry)  # sat out until they act again (our choice, as online)
-        self._advance()
+    def act_for(self, index: int) -> str | None:
+        """T-12: a player who asked to sit out is acted for at once, without the clock."""
+        return SITTING_OUT if self.driver.players[index] in self.presence.asked else None
 
-    # ------------------------------------------------------------------ the end of a hand
+    def out_of_time(self, index: int) -> float:
+        """C-6, T-12: a disconnected player may get a grace; otherwise they time out."""
+        entry = self.driver.players[index]
+        extra = self.presence.grace(entry, self._level_index, self.disconnect_grace(entry))
+        if extra:
+            return extra
+        self.log.info("timed_out", hand_id=self.driver.hand_id, entry=entry)
+        if self.presence.sit_out(entry, self.table_id, self.clock.seconds(), TIMEOUT):
+            self._seat_event("player_sat_out", entry, reason=TIMEOUT)
+        return 0
 
-    def _finish(self) -> None:
-        """Take the final stacks, find the knockouts, report the hand."""
-        hand = self.hand
-        assert hand is not None
-        order = self.order
+    def asked(self, index: int) -> None:
+        """The floor's players (sessions or bots) hear whose turn it is."""
+        self.listener.turn(self, self.driver.players[index])
+
+    def hand_over(self, hand: Hand) -> None:
+        """Stacks and knockouts (T-9, T-14); tell the result; the busted leave; report."""
+        order = self.driver.players
         end = hand.stacks
         stacks = self.stacks
         busted = []
@@ -351,23 +441,22 @@ class TournamentTable:
             stacks[entry] = end[index] + pending.pop(entry, 0) if pending else end[index]
             if not stacks[entry]:
                 busted.append(index)
+        button = self._button_state.button if self._button_state else 0
+        hand_id = self.driver.hand_id
         knockouts: tuple[Knockout, ...] = ()
         if busted:
             knockouts = hand_knockouts(
-                hand, busted, self.order, self._seats_dealt, self._start_stacks,
-                (self.table_id, self.max_seats, self.button or 0, self.hand_id),
+                hand, busted, list(order), self._order_seats, self._start_stacks,
+                (self.table_id, self.max_seats, button, hand_id),
             )  # fmt: skip
-            gone = {k.entry for k in knockouts}
-            for seat in [s for s, e in self.seats.items() if e in gone]:
-                del self.seats[seat]
-            for entry in gone:
-                del stacks[entry]
-                self._sit_in(entry)
-                self.disconnected.discard(entry)
         result = HandResult(
-            self.table_id, self.hand_id, self._level_index, self.button or 0,
+            self.table_id, hand_id, self._level_index, button,
             self._start_stacks, dict(zip(order, end, strict=True)), knockouts,
         )  # fmt: skip
-        self.hand = None
-        self.order = []
+        self.driver.finish()  # nothing to keep: chips are not money; tell the result now
+        now = self.clock.seconds()
+        for knockout in knockouts:
+            self._remove(knockout.entry)
+            self.presence.forget(knockout.entry, now)
+        self._start_stacks = {}
         self.listener.hand_ended(self, result)

@@ -55,7 +55,7 @@ class Watcher(Bots):
         actor = self.actor
         assert actor is not None
         source = actor.floor.tables.get(move.from_table)
-        if source is not None and source.in_hand:
+        if source is not None and source.hand_running:
             self.bad_moves.append(move)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from twisted.internet.task import Clock
@@ -48,6 +49,23 @@ def fold_or_check(table: TournamentTable, entry: str) -> str:
     hand = table.hand
     assert hand is not None
     return "fold" if hand.can_fold(hand.actor) else "check"
+
+
+class Frames:
+    """The protocol frames a table sends, to anyone (a table's `TableListener`)."""
+
+    def __init__(self, table: TournamentTable) -> None:
+        self.sent: list[tuple[str | None, dict[str, Any]]] = []
+        table.frames = table.driver.listener = self
+
+    def send(self, player_id: str, message: dict[str, Any]) -> None:
+        self.sent.append((player_id, message))
+
+    def broadcast(self, table_id: str, message: dict[str, Any], exclude: Any = None) -> None:
+        self.sent.append((None, message))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for _, m in self.sent if m["type"] == kind]
 
 
 def make_table(
@@ -173,7 +191,7 @@ def test_sitting_out_big_blind_checks_when_checking_is_free():
 
 
 def test_action_clock_then_time_bank_then_timeout_folds():
-    """C-6, C-7: action time, then the bank on its own, then fold to a bet; sat out after."""
+    """C-6, C-7: action time, then the bank on its own, then fold to a bet; flagged after."""
     table, _recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
     assert table.to_act() == "c"
@@ -183,8 +201,50 @@ def test_action_clock_then_time_bank_then_timeout_folds():
     assert table.to_act() == "c"
     clock.advance(0.2)
     assert table.to_act() == "a"  # c folded to the big blind
-    assert "c" in table.sitting_out
+    assert "c" in table.presence.timed_out and table.presence.sitting_out("c")
     assert table.banks.bank_ms("c", 0) == 0
+
+
+def test_a_timed_out_player_keeps_the_normal_clock_on_later_hands():
+    """T-12: a timeout flags the player as sitting out, but the next hand still asks them and
+    runs the action clock (only an asked sit-out is acted for at once); acting clears it."""
+    table, recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
+    frames = Frames(table)
+    table.start_hand(LEVELS[0], 0, AnteKind.NONE)  # a small, b big, c first
+    clock.advance(40.1)  # c's clock and bank run out: c folds
+    assert "c" in table.presence.timed_out
+    (out,) = frames.of("player_sat_out")
+    assert out["player"] == "c" and out["reason"] == "timeout" and out["seat"] == 2
+    table.act("a", "fold")  # b wins the blinds
+    assert table.hand is None
+    recorder.turns.clear()
+    table.start_hand(LEVELS[0], 0, AnteKind.NONE)  # b small, c big, a first
+    table.act("a", "call")
+    table.act("b", "call")
+    assert table.to_act() == "c" and recorder.turns[-1] == "c"  # asked, not acted for
+    clock.advance(9.9)
+    assert table.to_act() == "c"  # the normal 10 s clock runs (no bank left this level)
+    table.act("c", "check")
+    assert "c" not in table.presence.timed_out and not table.presence.sitting_out("c")
+    (back,) = frames.of("player_sat_in")
+    assert back["player"] == "c"
+
+
+def test_sit_out_false_clears_a_timeout_and_an_asked_sit_out_is_acted_for_at_once():
+    """T-12: `tournament_sit_out false` clears the timeout flag; `true` is acted for at once."""
+    table, recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
+    table.start_hand(LEVELS[0], 0, AnteKind.NONE)
+    clock.advance(40.1)
+    assert table.presence.sitting_out("c")
+    table.set_sitting_out("c", False)
+    assert not table.presence.sitting_out("c")
+    table.set_sitting_out("c", True)
+    table.act("a", "fold")
+    recorder.turns.clear()
+    table.start_hand(LEVELS[0], 0, AnteKind.NONE)  # b small, c big (sitting out), a first
+    table.act("a", "raise", 60)
+    table.act("b", "fold")
+    assert "c" not in recorder.turns and table.hand is None  # c folded at once, no clock
 
 
 def test_time_bank_refills_at_each_level_up_to_the_maximum():
@@ -197,24 +257,46 @@ def test_time_bank_refills_at_each_level_up_to_the_maximum():
     assert banks.bank_ms("p", 1) == 59_000  # same level: no refill twice
 
 
-def test_disconnected_player_gets_extra_seconds_once(monkeypatch: pytest.MonkeyPatch):
-    """T-12: from the bubble a disconnected player gets extra seconds once to come back."""
+def test_a_disconnected_player_gets_the_grace_once_per_drop_and_level():
+    """T-12: from the bubble a disconnected player gets extra seconds when their clock runs out:
+    once for each drop (and again at a new level while away), not once for good."""
     clock = Clock()
     recorder = Recorder(None)
     table = TournamentTable(
         "T", 1, 9, clock, recorder, random.Random(3), TimeBanks(STRUCTURE), lambda entry: 60
     )
     for seat, entry in {1: "a", 2: "b", 3: "c"}.items():
-        table.seat(entry, seat, 1000)
+        table.seat(entry, seat, 100_000)
     table.redraw(3)
-    table.set_presence("c", connected=False, sitting_out=False)
-    table.start_hand(LEVELS[0], 0, AnteKind.NONE)
-    clock.advance(40)  # action time and bank spent
-    assert table.to_act() == "c"
-    clock.advance(59)
-    assert table.to_act() == "c"
-    clock.advance(2)
-    assert table.to_act() == "a"
+
+    def time_to_fold(level: int) -> float:
+        """Deal, let a and b call, time c's decision (c is last to act preflop or first)."""
+        table.start_hand(LEVELS[level], level, AnteKind.NONE)
+        while table.to_act() != "c":
+            who = table.to_act()
+            assert who is not None
+            table.act(
+                who, "call" if table.hand and table.hand.call_amount(table.hand.actor) else "check"
+            )
+        began = clock.seconds()
+        while table.to_act() == "c":
+            clock.advance(0.5)
+        spent = clock.seconds() - began
+        while table.hand is not None:  # play the hand out: check or fold for everyone
+            who = table.to_act()
+            assert who is not None
+            hand = table.hand
+            table.act(who, "fold" if hand.can_fold(hand.actor) else "check")
+        return spent
+
+    table.disconnected("c")  # the first drop
+    assert time_to_fold(0) == pytest.approx(10 + 30 + 60, abs=0.5)  # clock, bank, grace
+    assert time_to_fold(0) == pytest.approx(10, abs=0.5)  # same drop, same level: no grace
+    table.reconnected("c")
+    table.disconnected("c")  # dropped again: a new grace
+    assert time_to_fold(0) == pytest.approx(10 + 60, abs=0.5)
+    assert time_to_fold(0) == pytest.approx(10, abs=0.5)
+    assert time_to_fold(1) == pytest.approx(10 + 5 + 60, abs=0.5)  # new level: bank +5, grace
 
 
 def test_moves_only_between_hands():
