@@ -9,9 +9,12 @@ codes (pokerroom.engine.errors); docs/PROTOCOL.md lists all of them.
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pokerroom.errors import CodedError
+
+if TYPE_CHECKING:
+    from pokerroom.protocol.events import Error
 
 #: Longest excerpt of a client's value that an error message may quote (P-1).
 EXCERPT_CHARS = 60
@@ -39,17 +42,16 @@ class ProtocolError(CodedError):
         super().__init__(code, message)
         self.details = dict(details or {})
 
-    def to_message(self, request_id: object = None) -> dict[str, Any]:
-        """The `error` frame answering the request `request_id`."""
-        frame: dict[str, Any] = {
-            "type": "error",
-            "id": request_id,
-            "code": self.code,
-            "message": self.message[:MAX_MESSAGE_CHARS],
-        }
-        if self.details:
-            frame["details"] = self.details
-        return frame
+    def to_message(self, request_id: int | str | None = None) -> Error:
+        """The `error` message answering the request `request_id`."""
+        from pokerroom.protocol.events import UNSET, Error  # events imports this module
+
+        return Error(
+            id=request_id,
+            code=self.code,
+            message=self.message[:MAX_MESSAGE_CHARS],
+            details=self.details or UNSET,
+        )
 
 
 # -- framing and message shape ------------------------------------------------------------
@@ -87,6 +89,7 @@ UNKNOWN_TABLE = "unknown_table"  # no table has this table_id
 TABLE_CAP_REACHED = "table_cap_reached"  # C-1: one table more than the client kind allows
 NOT_AT_TABLE = "not_at_table"  # the request needs the table to be open for this player
 STILL_SEATED = "still_seated"  # unobserve while holding a seat: leave first
+UNKNOWN_TOURNAMENT = "unknown_tournament"  # no tournament has this tournament_id
 
 # -- chat (C-13) ----------------------------------------------------------------------------
 CHAT_MUTED = "chat_muted"  # the player is muted at this table or everywhere

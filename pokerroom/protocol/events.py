@@ -1,226 +1,510 @@
-"""Server-to-client messages: answers, session notices, lobby updates and table events.
+"""Server-to-client messages: one typed definition each, from which the frame is encoded.
 
-Pure declarations, used to document the protocol (docs/PROTOCOL.md is checked against them)
-and to build the session's own frames. Table events are produced by the cash-table actor
-(pokerroom.cash) as plain dicts with `type` and `table_id`; each table event carries only what
-its receiver may see (C-15): `hole_cards` goes to the holder alone, and no frame names another
-player's hidden cards before `hand_shown`.
+Every server message is a frozen `msgspec.Struct` tagged by its `type`; the objects inside
+messages (a table summary, a snapshot, the legal actions ...) are `WireObject`s. A message is
+built as a value (`PlayerActed(table_id=..., hand_id=..., seat=2, action="call", amount=40)`)
+and encoded once by `encode` (a compact JSON line, docs/PROTOCOL.md section 1); there are no
+hand-built frame dicts. Optional fields default to `UNSET` and are left out of the frame;
+nullable ones are always present. docs/PROTOCOL.md is checked against these definitions in both
+directions (tests/protocol/test_protocol_doc.py), and the bots validate every frame they receive
+against them (`validate`).
+
+Table events carry only what their receiver may see (C-15): `hole_cards` and `action_request`
+go to one player, and no frame names another player's hidden cards before `hand_shown`.
+Tournament messages are declared in `pokerroom.protocol.tournament_messages`; typed `ok`
+results in `pokerroom.protocol.results`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
-from pokerroom.protocol.fields import Field
-from pokerroom.protocol.messages import SERVER, SERVER_MESSAGES, Message
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from pokerroom.protocol.framing import encode_frame
+
+__all__ = ["UNSET", "UnsetType"]
+
+#: tag -> message class, every server message (this module and tournament_messages).
+SERVER_TYPES: dict[str, type[ServerMessage]] = {}
+#: Request name -> the type of its `ok` result (pokerroom.protocol.results).
+RESULTS: dict[str, type[WireObject]] = {}
+
+_ENCODER = msgspec.json.Encoder()  # for as_dict
+
+#: What may be sent: a typed message, or a dict from a table not yet moved to typed messages.
+Frame: TypeAlias = "ServerMessage | dict[str, Any]"
 
 
-def _fields(*specs: tuple[str, str, str]) -> tuple[Field, ...]:
-    return tuple(Field(name, kind, doc) for name, kind, doc in specs)
+class WireObject(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """An object inside a message (or an `ok` result): fixed fields, unknown ones refused."""
 
 
-class ServerMessage(Message):
-    """Base of server-to-client messages: nothing answers them."""
+class ServerMessage(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type"
+):
+    """Base of server-to-client messages; the class's tag is the frame's `type`."""
 
-    direction = SERVER
-    answer = ""
+    #: The message name (`type`), set by `@message`.
+    name: ClassVar[str] = ""
+
+    def to_frame(self) -> bytes:
+        """This message as one encoded frame (a JSON line)."""
+        return encode(self)
+
+
+M = TypeVar("M", bound=type[ServerMessage])
+R = TypeVar("R", bound=type[WireObject])
+
+
+def message(cls: M) -> M:
+    """Register a server message class under its tag (its `type`)."""
+    tag = cls.__struct_config__.tag
+    assert isinstance(tag, str) and tag not in SERVER_TYPES, tag
+    cls.name = tag
+    SERVER_TYPES[tag] = cls
+    return cls
+
+
+def result_of(*requests: str) -> Callable[[R], R]:
+    """Declare `cls` as the `ok` result of the named requests."""
+
+    def register(cls: R) -> R:
+        for request in requests:
+            assert request not in RESULTS, request
+            RESULTS[request] = cls
+        return cls
+
+    return register
+
+
+def encode(value: Frame) -> bytes:
+    """One frame: compact JSON, UTF-8, newline-terminated; ValueError above MAX_FRAME.
+
+    A dict is accepted while callers move to typed messages; it encodes the same way.
+    """
+    return encode_frame(value)
+
+
+def frame_type(value: Frame) -> str | None:
+    """The `type` of a message, typed or (still) a dict."""
+    if isinstance(value, ServerMessage):
+        return value.name
+    kind = value.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def as_dict(value: ServerMessage | WireObject | dict[str, Any]) -> dict[str, Any]:
+    """The message as the client decodes it: plain JSON values, `type` included."""
+    built = msgspec.json.decode(_ENCODER.encode(value))  # nested structs become dicts too
+    assert isinstance(built, dict)
+    return built
+
+
+def snapshot_of(value: Snapshot | dict[str, Any]) -> Snapshot:
+    """A table's snapshot as its typed definition (checked: a mismatch is ValidationError)."""
+    return value if isinstance(value, Snapshot) else msgspec.convert(value, Snapshot)
+
+
+class FrameMismatch(ValueError):
+    """A received frame does not match its declaration: unknown type, missing, extra or
+    wrongly typed field."""
+
+
+_UNION: Any = None
+
+
+def validate(frame: dict[str, Any]) -> ServerMessage:
+    """Check a decoded frame against its declaration; the typed message, or FrameMismatch.
+
+    An `ok` frame's `result` is also checked against the declared result of its request `re`.
+    """
+    global _UNION
+    import pokerroom.protocol.results
+    import pokerroom.protocol.tournament_messages  # noqa: F401  (both register their types)
+
+    if _UNION is None or len(_UNION.__args__) != len(SERVER_TYPES):
+        types = tuple(SERVER_TYPES.values())
+        _UNION = types[0] if len(types) == 1 else _union(types)
+    try:
+        typed: ServerMessage = msgspec.convert(frame, _UNION)
+    except msgspec.ValidationError as exc:
+        raise FrameMismatch(f"{frame.get('type')!r}: {exc}") from None
+    if isinstance(typed, Ok):
+        if not isinstance(typed.result, dict):
+            raise FrameMismatch(f"ok for {typed.re!r}: result is not an object")
+        declared = RESULTS.get(typed.re)
+        if declared is not None:
+            try:
+                msgspec.convert(typed.result, declared)
+            except msgspec.ValidationError as exc:
+                raise FrameMismatch(f"ok for {typed.re!r}: {exc}") from None
+    return typed
+
+
+def _union(types: tuple[type[ServerMessage], ...]) -> Any:
+    """`types[0] | types[1] | ...`, the tagged union msgspec decodes by `type`."""
+    union: Any = types[0]
+    for cls in types[1:]:
+        union = union | cls
+    return union
 
 
 # -- answers and session notices ------------------------------------------------------------
-class Ok(ServerMessage):
-    """The answer to a request that succeeded; `id` is the request's id."""
+@message
+class Ok(ServerMessage, tag="ok", frozen=True):
+    """The answer to a request that succeeded; `id` is the request's id, `re` its type, and
+    `result` what it returned (per request, `pokerroom.protocol.results`; may be empty)."""
 
-    name = "ok"
-    fields = _fields(
-        ("id", "int|string", "the request's id"),
-        ("re", "string", "the request's type"),
-        ("result", "object", "what the request returned (per message; may be empty)"),
-    )
+    id: int | str
+    re: str
+    result: Any
 
 
-class Error(ServerMessage):
+@message
+class Error(ServerMessage, tag="error", frozen=True):
     """The answer to a refused request; nothing changed (P-1). `id` is null when the frame
     was unreadable. `details` (optional) holds machine-readable extras, e.g. `until_ms`."""
 
-    name = "error"
-    fields = _fields(
-        ("id", "int|string|null", "the request's id, or null"),
-        ("code", "string", "a stable error code (see Error codes)"),
-        ("message", "string", "for people"),
-        ("details", "object", "optional extras"),
-    )
+    id: int | str | None
+    code: str
+    message: str
+    details: dict[str, Any] | UnsetType = UNSET
 
 
-class Keepalive(ServerMessage):
+@message
+class Keepalive(ServerMessage, tag="keepalive", frozen=True):
     """Sent after `heartbeat_seconds` without traffic to the client. Answer with `ping`;
     a client silent for `idle_timeout_seconds` is disconnected (idle_timeout)."""
 
-    name = "keepalive"
-    fields = _fields(("server_time_ms", "int", "server clock, ms since the epoch"))
+    server_time_ms: int
 
 
-class Goodbye(ServerMessage):
-    """Last frame before the server closes the connection: frame_too_large, slow_reader,
-    idle_timeout, session_replaced or server_shutdown. Resume with `resume` if allowed."""
+@message
+class Goodbye(ServerMessage, tag="goodbye", frozen=True):
+    """Last frame before the server closes the connection: frame_too_large,
+    too_many_requests, idle_timeout, session_replaced, server_shutdown and the connection
+    limits. Resume with `resume` if allowed."""
 
-    name = "goodbye"
-    fields = _fields(("code", "string", "why"), ("message", "string", "for people"))
-
-
-class LobbyUpdate(ServerMessage):
-    """To lobby subscribers: one table's summary changed (players seated, hands dealt)."""
-
-    name = "lobby_update"
-    fields = _fields(("table", "object", "a table summary, as in lobby_list"))
+    code: str
+    message: str
 
 
-# -- table events (sent by the table actor; see PROTOCOL.md for every field) ----------------
-_TABLE = ("table_id", "string", "the table")
+class TableSummary(WireObject, frozen=True):
+    """A cash table's lobby line."""
+
+    table_id: str
+    variant: str
+    max_seats: int
+    small_blind: int
+    big_blind: int
+    currency: str
+    min_buy_in: int
+    max_buy_in: int
+    action_seconds: float
+    timebank_seconds: float
+    players: int
+    observers: int
 
 
-def _table_event(name: str, doc: str, *specs: tuple[str, str, str]) -> type[ServerMessage]:
-    cls = type(
-        "".join(part.title() for part in name.split("_")),
-        (ServerMessage,),
-        {"name": name, "__doc__": doc, "fields": _fields(_TABLE, *specs)},
-    )
-    return cls  # registered by __init_subclass__
+@message
+class LobbyUpdate(ServerMessage, tag="lobby_update", frozen=True):
+    """To lobby subscribers: one table's summary changed (someone sat down or stood up)."""
+
+    table: TableSummary
 
 
-TABLE_EVENTS: dict[str, type[ServerMessage]] = {
-    cls.name: cls
-    for cls in (
-        _table_event(
-            "table_snapshot",
-            "The whole table as the receiver may see it (C-15): "
-            "after observe/sit, and on reconnect (C-14).",
-            ("snapshot", "object", "seats, stacks, button, hand in progress"),
-        ),
-        _table_event(
-            "seat_taken",
-            "A player sat down.",
-            ("seat", "int", "seat"),
-            ("player", "string", "who"),
-            ("stack", "int", "chips"),
-        ),
-        _table_event(
-            "seat_left", "A player stood up.", ("seat", "int", "seat"), ("player", "string", "who")
-        ),
-        _table_event(
-            "player_sat_out",
-            "A player sits out (C-3).",
-            ("seat", "int", "seat"),
-            ("player", "string", "who"),
-        ),
-        _table_event(
-            "player_sat_in",
-            "A player is back (C-3, C-4).",
-            ("seat", "int", "seat"),
-            ("player", "string", "who"),
-        ),
-        _table_event(
-            "hand_started",
-            "A hand begins.",
-            ("hand_id", "string", "hand"),
-            ("button", "int", "button seat"),
-            ("blinds", "array", "small, big"),
-            ("seats", "array", "dealt-in seats with stacks"),
-        ),
-        _table_event(
-            "blind_posted",
-            "A blind or an entry/missed-blind post (C-2, C-4).",
-            ("seat", "int", "seat"),
-            ("amount", "int", "cents"),
-            ("kind", "string", "small | big | entry | dead"),
-        ),
-        _table_event(
-            "hole_cards",
-            "The receiver's own hole cards (to the holder only, C-15).",
-            ("hand_id", "string", "hand"),
-            ("cards", "array", 'e.g. ["As", "Kd"]'),
-        ),
-        _table_event(
-            "action_request",
-            "To the player to act: legal actions and the clock (C-6, C-7).",
-            ("actions", "object", "legal actions and bounds"),
-            ("deadline_ms", "int", "when the action clock runs out"),
-            ("timebank_ms", "int", "time bank left"),
-        ),
-        _table_event(
-            "timebank_started",
-            "The action clock ran out; the time bank runs (C-7).",
-            ("seat", "int", "seat"),
-            ("timebank_ms", "int", "time left"),
-        ),
-        _table_event(
-            "player_acted",
-            "A betting action (incl. timeouts, C-6).",
-            ("seat", "int", "seat"),
-            ("action", "string", "what"),
-            ("amount", "int|null", "to-total"),
-        ),
-        _table_event(
-            "board_dealt",
-            "Community cards.",
-            ("street", "int", "1 flop, 2 turn, 3 river"),
-            ("cards", "array", "the new cards"),
-        ),
-        _table_event(
-            "pot_returned",
-            "An uncalled bet goes back.",
-            ("seat", "int", "seat"),
-            ("amount", "int", "cents"),
-        ),
-        _table_event(
-            "hand_shown",
-            "A player shows their cards at showdown.",
-            ("seat", "int", "seat"),
-            ("cards", "array", "cards"),
-        ),
-        _table_event("hand_mucked", "A player mucks (cards stay hidden).", ("seat", "int", "seat")),
-        _table_event(
-            "pot_awarded",
-            "A pot or side pot is won (C-5, C-11).",
-            ("pot", "int", "pot index, 0 = main"),
-            ("seats", "array", "winners"),
-            ("rake", "int", "cents raked from this pot"),
-            ("shares", "array", "[{seat, amount}]"),
-            ("amount", "int", "cents"),
-        ),
-        _table_event(
-            "hand_ended",
-            "The hand is over.",
-            ("stacks", "object", "seat -> chips"),
-            ("rake", "int", "cents"),
-        ),
-    )
-}
+# -- objects inside table events --------------------------------------------------------------
+class SeatStack(WireObject, frozen=True):
+    """A dealt-in seat at the start of a hand."""
+
+    seat: int
+    player: str
+    stack: int
 
 
-class ChatLine(ServerMessage):
+class LegalView(WireObject, frozen=True):
+    """The legal actions in `action_request`: amounts are to-totals; null: no raise."""
+
+    fold: bool
+    check: bool
+    call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+
+
+class Share(WireObject, frozen=True):
+    """One winner's part of a pot (C-5)."""
+
+    seat: int
+    amount: int
+
+
+class SnapshotSeat(WireObject, frozen=True):
+    """One seat in a snapshot."""
+
+    seat: int
+    player: str
+    stack: int
+    sitting_out: bool
+    waiting: bool
+    in_hand: bool
+    disconnected: bool
+
+
+class HandSeat(WireObject, frozen=True):
+    """One dealt-in seat of the running hand; `cards` only for the viewer and shown hands."""
+
+    seat: int
+    stack: int
+    bet: int
+    folded: bool
+    cards: list[str] | UnsetType = UNSET
+
+
+class HandView(WireObject, frozen=True):
+    """The running hand as one viewer may see it (C-15)."""
+
+    hand_id: str
+    board: list[str]
+    pot: int
+    actor: int | None
+    seats: list[HandSeat]
+    deadline_ms: int | UnsetType = UNSET
+
+
+class Snapshot(WireObject, frozen=True):
+    """The whole table as the receiver may see it. A tournament table has no currency and no
+    buy-in (chips are not money) and names its tournament and ante."""
+
+    table_id: str
+    variant: str
+    max_seats: int
+    blinds: list[int]
+    currency: str | None
+    buy_in: list[int] | None
+    button: int | None
+    seats: list[SnapshotSeat]
+    hand: HandView | None
+    tournament_id: str | UnsetType = UNSET
+    ante: int | UnsetType = UNSET
+
+
+# -- table events -------------------------------------------------------------------------------
+class TableEvent(ServerMessage, frozen=True):
+    """A table event: every one names its table."""
+
+    table_id: str
+
+
+@message
+class TableSnapshot(TableEvent, tag="table_snapshot", frozen=True):
+    """The whole table as the receiver may see it (C-15): after observe/sit, and on
+    reconnect (C-14)."""
+
+    snapshot: Snapshot
+
+
+@message
+class SeatTaken(TableEvent, tag="seat_taken", frozen=True):
+    """A player sat down."""
+
+    seat: int
+    player: str
+    stack: int
+
+
+@message
+class SeatLeft(TableEvent, tag="seat_left", frozen=True):
+    """A player stood up; `amount` was cashed out to the wallet."""
+
+    seat: int
+    player: str
+    amount: int
+
+
+@message
+class PlayerSatOut(TableEvent, tag="player_sat_out", frozen=True):
+    """A player sits out (C-3, C-6): asked, timeout, no_chips, restart, cash_out_failed."""
+
+    seat: int
+    player: str
+    reason: str
+
+
+@message
+class PlayerSatIn(TableEvent, tag="player_sat_in", frozen=True):
+    """A player is back (C-3, C-4): what they owe and whether they wait for the big blind."""
+
+    seat: int
+    player: str
+    owes: int
+    wait_for_bb: bool
+
+
+@message
+class HandStarted(TableEvent, tag="hand_started", frozen=True):
+    """A hand begins; `seats` are the dealt-in seats in position order."""
+
+    hand_id: str
+    button: int
+    blinds: list[int]
+    seats: list[SeatStack]
+
+
+@message
+class BlindPosted(TableEvent, tag="blind_posted", frozen=True):
+    """A forced bet (C-2, C-4): small, big, entry, dead or ante."""
+
+    hand_id: str
+    seat: int
+    amount: int
+    kind: str
+
+
+@message
+class HoleCards(TableEvent, tag="hole_cards", frozen=True):
+    """The receiver's own hole cards (to the holder only, C-15)."""
+
+    hand_id: str
+    cards: list[str]
+
+
+@message
+class ActionRequest(TableEvent, tag="action_request", frozen=True):
+    """To the player to act: legal actions and the clock (C-6, C-7)."""
+
+    hand_id: str
+    seat: int
+    actions: LegalView
+    deadline_ms: int
+    timebank_ms: int
+
+
+@message
+class TimebankStarted(TableEvent, tag="timebank_started", frozen=True):
+    """The action clock ran out; the time bank runs (C-7)."""
+
+    hand_id: str
+    seat: int
+    timebank_ms: int
+    deadline_ms: int
+
+
+@message
+class PlayerActed(TableEvent, tag="player_acted", frozen=True):
+    """A betting action, including the table's own on a timeout (C-6): `amount` is the
+    to-total of a bet or raise, the amount paid for a call, null otherwise."""
+
+    hand_id: str
+    seat: int
+    action: str
+    amount: int | None
+    added: int | UnsetType = UNSET
+    all_in: bool | UnsetType = UNSET
+    auto: str | UnsetType = UNSET
+
+
+@message
+class BoardDealt(TableEvent, tag="board_dealt", frozen=True):
+    """Community cards: street 1 flop, 2 turn, 3 river."""
+
+    hand_id: str
+    street: int
+    cards: list[str]
+
+
+@message
+class PotReturned(TableEvent, tag="pot_returned", frozen=True):
+    """An uncalled bet goes back."""
+
+    hand_id: str
+    seat: int
+    amount: int
+
+
+@message
+class HandShown(TableEvent, tag="hand_shown", frozen=True):
+    """A player shows their cards at showdown (the only way others' cards are sent, C-15)."""
+
+    hand_id: str
+    seat: int
+    cards: list[str]
+
+
+@message
+class HandMucked(TableEvent, tag="hand_mucked", frozen=True):
+    """A player mucks (cards stay hidden)."""
+
+    hand_id: str
+    seat: int
+
+
+@message
+class PotAwarded(TableEvent, tag="pot_awarded", frozen=True):
+    """A pot or side pot is won (C-5, C-11): `amount` after rake, split in `shares`."""
+
+    hand_id: str
+    pot: int
+    seats: list[int]
+    amount: int
+    rake: int
+    shares: list[Share]
+
+
+@message
+class HandEnded(TableEvent, tag="hand_ended", frozen=True):
+    """The hand is over: every dealt-in seat's stack (keys are seat numbers) and the rake."""
+
+    hand_id: str
+    stacks: dict[str, int]
+    rake: int
+
+
+@message
+class ChatLine(TableEvent, tag="chat", frozen=True):
     """A chat line at a table (C-13), to everyone who has the table open."""
 
-    name = "chat"
-    fields = _fields(
-        _TABLE,
-        ("player", "string", "who wrote"),
-        ("text", "string", "the line"),
-        ("at_ms", "int", "server time"),
-    )
+    player: str
+    text: str
+    at_ms: int
 
 
-def server_messages() -> list[type[Message]]:
-    """Every server message, in definition order."""
-    return list(SERVER_MESSAGES.values())
+@message
+class TablePaused(TableEvent, tag="table_paused", frozen=True):
+    """The table waits for the database to take a step (`start_hand` or `settle_hand`): an
+    outage. Nothing is dealt, chips stay safe in escrow, the table tries again by itself
+    (C-12); also sent to a player who opens the table while it waits."""
+
+    step: str
+    since_ms: int
 
 
-def ok(
-    request_id: int | str | None, re: str, result: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The `ok` frame answering request `request_id` of type `re`."""
-    return {"type": "ok", "id": request_id, "re": re, "result": result or {}}
+@message
+class TableResumed(TableEvent, tag="table_resumed", frozen=True):
+    """The database took the step the table waited on (`paused_ms` later); play goes on."""
+
+    step: str
+    paused_ms: int
 
 
-def goodbye(code: str, message: str) -> dict[str, Any]:
-    """The `goodbye` frame."""
-    return {"type": "goodbye", "code": code, "message": message}
+def server_messages() -> list[type[ServerMessage]]:
+    """Every server message, in definition order (import tournament_messages to add those)."""
+    return list(SERVER_TYPES.values())
+
+
+def fields_of(cls: type[msgspec.Struct]) -> dict[str, bool]:
+    """A message's or object's fields: name -> required (the `type` tag is not a field)."""
+    return {f.name: f.required for f in msgspec.structs.fields(cls)}
+
+
+def ok(request_id: int | str, re: str, result: Any = None) -> Ok:
+    """The `ok` message answering request `request_id` of type `re`."""
+    return Ok(id=request_id, re=re, result={} if result is None else result)
+
+
+def goodbye(code: str, message: str) -> Goodbye:
+    """The `goodbye` message."""
+    return Goodbye(code=code, message=message)

@@ -156,3 +156,12 @@ CURRENCY = Field(
     False,
     pattern(CURRENCY_RE, 8),
 )
+#: A client's idempotency key on a money request (P-2): a retry with the same key moves nothing
+#: and gets the first answer; the same key with other content is `idempotency_conflict`.
+KEY = Field(
+    "key",
+    "string",
+    "idempotency key, 1-40 of A-Z a-z 0-9 _ . - (P-2): a retry moves nothing",
+    False,
+    pattern(TABLE_ID_RE, 40),
+)

@@ -4,7 +4,7 @@ Pure. Every request is a JSON object with `type` (the message name) and `id` (ch
 client: an integer or a string of at most 64 characters), echoed in the answer: `ok` with a
 `result` object, or `error` with a stable `code` (P-1). A request that fails validation
 changes nothing. No request may name the acting player: the session knows who it is
-(ARCHITECTURE rule 8), so `player_id`, `player`, `user` and `as` are refused outright.
+(docs/ARCHITECTURE.md rule 8), so `player_id`, `player`, `user` and `as` are refused outright.
 Server-to-client messages are in `pokerroom.protocol.events`.
 """
 
@@ -263,10 +263,11 @@ class Sit(Message):
 
 
 class TopUp(Message):
-    """Add chips from the wallet between hands, up to the table maximum (C-9)."""
+    """Add chips from the wallet between hands, up to the table maximum (C-9). With a `key`,
+    a retry moves nothing and gets the first answer (P-2)."""
 
     name = "top_up"
-    fields = (TABLE_ID, AMOUNT)
+    fields = (TABLE_ID, AMOUNT, f.KEY)
 
 
 class SitOut(Message):
@@ -342,17 +343,7 @@ class Deposit(Message):
     account. `ok` {currency, balance}. Error: deposits_disabled."""
 
     name = "deposit"
-    fields = (
-        AMOUNT,
-        CURRENCY,
-        Field(
-            "key",
-            "string",
-            "idempotency key: the same key never pays twice (P-2)",
-            False,
-            f.pattern(f.TABLE_ID_RE, 40),
-        ),
-    )
+    fields = (AMOUNT, CURRENCY, f.KEY)
 
 
 class HandHistories(Message):

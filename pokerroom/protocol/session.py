@@ -1,7 +1,7 @@
 """One session per TCP connection: frames, handshake, login, dispatch, keepalive, back-pressure.
 
 The session frames and checks requests and hands them to the lobby with the logged-in
-player's id; it never takes an identity from a message (ARCHITECTURE rule 8). Requests are
+player's id; it never takes an identity from a message (docs/ARCHITECTURE.md rule 8). Requests are
 started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so
 answers to slow requests (a `leave` waits for the hand to end) may come after later ones.
 Outbound frames go straight to the transport until it pauses us (its buffer is full): then
@@ -35,7 +35,7 @@ from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
 from pokerroom.protocol.direct import write_now
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import goodbye, ok
+from pokerroom.protocol.events import Frame, Keepalive, goodbye, ok
 from pokerroom.protocol.fields import normalize_name
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
 from pokerroom.protocol.messages import (
@@ -45,12 +45,13 @@ from pokerroom.protocol.messages import (
     check_request_id,
     parse_request,
 )
+from pokerroom.protocol.results import Empty, Greeting, LoggedIn, Pong
 from pokerroom.server.throttle import Attempt, LoginThrottle
 
 if TYPE_CHECKING:
     from pokerroom.server.accounts import Player, PlayerAccounts
     from pokerroom.server.hub import Hub
-    from pokerroom.server.lobby import Answer, Lobby
+    from pokerroom.server.lobby import Answer, Lobby, Result
 
 log = structlog.get_logger("pokerroom.session")
 _ids = itertools.count(1)
@@ -249,7 +250,7 @@ class RoomSession(Protocol):
             result.addBoth(self._done)
 
     def _answer_ok(
-        self, result: dict[str, Any] | None, request_id: int | str, frame: dict[str, Any]
+        self, result: Result | None, request_id: int | str, frame: dict[str, Any]
     ) -> None:
         try:
             self.send(ok(request_id, frame["type"], result))
@@ -274,7 +275,7 @@ class RoomSession(Protocol):
     def _dispatch(self, frame: dict[str, Any]) -> Answer:
         request = parse_request(frame)
         if request.name == "ping":
-            return {"server_time_ms": int(self.clock.seconds() * 1000)}
+            return Pong(server_time_ms=int(self.clock.seconds() * 1000))
         if request.name == "hello":
             return self._hello(request)
         if self.client_kind is None:
@@ -295,7 +296,7 @@ class RoomSession(Protocol):
             return self._logout()
         return self.lobby.handle(self.player, self.client_kind, request)
 
-    def _hello(self, request: Request) -> dict[str, Any]:
+    def _hello(self, request: Request) -> Greeting:
         if self.client_kind is not None:
             raise ProtocolError(errors.ALREADY_GREETED, "hello was already sent")
         version = request.args["version"]
@@ -306,20 +307,20 @@ class RoomSession(Protocol):
             )
         self.client_kind = request.args["client"]
         self.log = self.log.bind(client=self.client_kind)
-        return {
-            "protocol_version": PROTOCOL_VERSION,
-            "server": SERVER_NAME,
-            "heartbeat_seconds": self.settings.heartbeat_seconds,
-            "idle_timeout_seconds": self.settings.idle_timeout_seconds,
-            "max_frame": MAX_FRAME,
-            "table_cap": self.lobby.table_cap(self.client_kind),
-        }
+        return Greeting(
+            protocol_version=PROTOCOL_VERSION,
+            server=SERVER_NAME,
+            heartbeat_seconds=self.settings.heartbeat_seconds,
+            idle_timeout_seconds=self.settings.idle_timeout_seconds,
+            max_frame=MAX_FRAME,
+            table_cap=self.lobby.table_cap(self.client_kind),
+        )
 
     def _login_ended(self, result: Any) -> Any:
         self._logging_in = False
         return result
 
-    def _login(self, request: Request) -> Deferred[dict[str, Any]]:
+    def _login(self, request: Request) -> Deferred[LoggedIn]:
         args = request.args
         if request.name == "register":
             d = self.accounts.register(args["name"], args["password"], self.address)
@@ -348,7 +349,7 @@ class RoomSession(Protocol):
         self.throttle.end(attempt, self.clock.seconds(), failed=failed)
         return result
 
-    def _logged_in(self, player: Player) -> dict[str, Any]:
+    def _logged_in(self, player: Player) -> LoggedIn:
         if self._closing:
             raise ProtocolError(errors.INTERNAL_ERROR, "the connection closed during login")
         self._cancel_deadline()
@@ -357,24 +358,21 @@ class RoomSession(Protocol):
         token = self.hub.attach(self, player.name, player.is_moderator)
         tables = self.lobby.open_tables(player.name)
         self.log.info("logged_in", tables=len(tables))
-        return {
-            "player_id": player.name,
-            "token": token,
-            "moderator": player.is_moderator,
-            "tables": tables,
-        }
+        return LoggedIn(
+            player_id=player.name, token=token, moderator=player.is_moderator, tables=tables
+        )
 
-    def _logout(self) -> dict[str, Any]:
+    def _logout(self) -> Empty:
         assert self.player is not None
         if self.hub.detach(self, self.player.name, logout=True):
             self.lobby.disconnected(self.player.name)
         self.log.info("logged_out")
         self.player = None
         self._arm_deadline()  # logged out: log in again within the deadline, or be closed
-        return {}
+        return Empty()
 
     # -- outbound -------------------------------------------------------------------------------
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Frame) -> None:
         """Write one message now, or queue it while the transport is paused."""
         if self._closing or self.transport is None:
             return
@@ -463,7 +461,7 @@ class RoomSession(Protocol):
             self.close(errors.IDLE_TIMEOUT, "nothing heard from the client")
             return
         if now - self._last_out >= self.settings.heartbeat_seconds:
-            self.send({"type": "keepalive", "server_time_ms": int(now * 1000)})
+            self.send(Keepalive(server_time_ms=int(now * 1000)))
         if not self._closing:
             self._schedule()
 

@@ -1,11 +1,12 @@
 """Tournament messages: the lobby, registration, re-entry/rebuy/add-on, play, moves, results.
 
-Pure declarations, like `messages.py` (requests) and `events.py` (server messages); importing
-this module registers them. Every request names the tournament by `tournament_id`, never the
-player (the session knows who it is, ARCHITECTURE rule 8). Refusals carry the director's stable
-codes (`tournaments/director/errors.py`: `registration_closed`, `insufficient_funds`, ...) or the
-engine's for actions (P-1). Money amounts are cents; chip amounts are tournament chips (never
-money). See docs/PROTOCOL.md, section 9.
+Pure declarations, like `messages.py` (requests) and `events.py` (typed server messages);
+importing this module registers them. Every request names the tournament by `tournament_id`,
+never the player (the session knows who it is, docs/ARCHITECTURE.md rule 8). Refusals carry the
+director's stable codes (`tournaments/director/errors.py`: `registration_closed`,
+`insufficient_funds`, ...), `unknown_tournament`, or the engine's for actions (P-1). Money
+amounts are cents; chip amounts are tournament chips (never money). See docs/PROTOCOL.md,
+section 9.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from __future__ import annotations
 import re
 
 from pokerroom.protocol import fields as f
-from pokerroom.protocol.events import ServerMessage
-from pokerroom.protocol.fields import Field
+from pokerroom.protocol.events import LegalView, ServerMessage, WireObject, message, result_of
+from pokerroom.protocol.fields import KEY, Field
 from pokerroom.protocol.messages import Message
 
 TOURNAMENT_ID_RE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
@@ -24,22 +25,19 @@ TOURNAMENT_ID = Field(
 FUNDING = ("cash", "tdollars", "ticket")
 
 
-def _fields(*specs: tuple[str, str, str]) -> tuple[Field, ...]:
-    return tuple(Field(name, kind, doc) for name, kind, doc in specs)
-
-
 # -- requests -------------------------------------------------------------------------------
 class TournamentList(Message):
-    """The tournament lobby. Answered by `ok` {tournaments: [tournament summary...]}: id, name,
-    kind (mtt | sit_and_go), status, starts_at, buy_in, fee, entries, guarantee, late
-    registration open or not, seconds to the next break (T-11)."""
+    """The tournament lobby. Answered by `ok` {tournaments: [tournament summary]}: id, name,
+    kind, status, start, buy-in and fee, entries, guarantee, the late-registration period and
+    when it ends (T-5), seconds to the next break (T-11)."""
 
     name = "tournament_list"
 
 
 class TournamentStatus(Message):
-    """One tournament's status. Answered by `ok` {status} with the fields of
-    `tournament_status`; the caller also receives `tournament_status` on every level change."""
+    """One tournament's status. Answered by `ok` {status}: a `tournament_status` message.
+    Registered players also receive `tournament_status` at every level change, break, start,
+    knockout and the money."""
 
     name = "tournament_status_request"
     fields = (TOURNAMENT_ID,)
@@ -47,9 +45,10 @@ class TournamentStatus(Message):
 
 class TournamentRegister(Message):
     """Register (T-2, T-3, T-5): buy-in to the prize pool, fee to the house, all at once.
-    Answered by `ok` {entry: 1, chips}; errors `registration_not_open`, `registration_closed`,
-    `already_registered`, `tournament_full`, `insufficient_funds`. During late registration the
-    player is seated at once (`tournament_seat`)."""
+    Answered by `ok` {entry: 1, chips}; errors `unknown_tournament`, `registration_not_open`,
+    `registration_closed`, `already_registered`, `tournament_full`, `insufficient_funds`,
+    `idempotency_conflict`. During late registration the player is seated at once. With a
+    `key`, a retry moves nothing and gets the first answer (P-2)."""
 
     name = "tournament_register"
     fields = (
@@ -57,6 +56,7 @@ class TournamentRegister(Message):
         Field("funding", "string", "cash | tdollars | ticket (default cash)", False,
               f.choice(FUNDING)),
         Field("ticket_id", "string", "the ticket, with funding=ticket", False, f.text(64)),
+        KEY,
     )  # fmt: skip
 
 
@@ -75,7 +75,7 @@ class TournamentReenter(Message):
     `registration_closed`, `insufficient_funds`."""
 
     name = "tournament_reenter"
-    fields = (TOURNAMENT_ID,)
+    fields = (TOURNAMENT_ID, KEY)
 
 
 class TournamentRebuy(Message):
@@ -84,14 +84,14 @@ class TournamentRebuy(Message):
     `insufficient_funds`."""
 
     name = "tournament_rebuy"
-    fields = (TOURNAMENT_ID,)
+    fields = (TOURNAMENT_ID, KEY)
 
 
 class TournamentAddon(Message):
     """Take the add-on (T-4). Answered by `ok` {chips}; errors as `tournament_rebuy`."""
 
     name = "tournament_addon"
-    fields = (TOURNAMENT_ID,)
+    fields = (TOURNAMENT_ID, KEY)
 
 
 class TournamentAct(Message):
@@ -118,100 +118,163 @@ class TournamentSitOut(Message):
     )
 
 
-# -- server messages ------------------------------------------------------------------------
-class TournamentLobbyUpdate(ServerMessage):
-    """A tournament summary changed (registrations, start, players left); to lobby watchers."""
+# -- objects, results and server messages -----------------------------------------------------
+class TournamentSummary(WireObject, frozen=True):
+    """A tournament's lobby line (T-1, T-5, T-11). Times are ms since the epoch; null where
+    not known yet (a sit-and-go starts when full)."""
 
-    name = "tournament_lobby_update"
-    fields = _fields(("tournament", "object", "the summary, as in `tournament_list`"))
-
-
-class TournamentStatusEvent(ServerMessage):
-    """Status of a tournament (on request, at every level change, start, break and the money):
-    level, blinds and ante, seconds to the next level and the next break (T-11), players left,
-    entries, average stack, prize pool, the payouts by place once fixed (T-6)."""
-
-    name = "tournament_status"
-    fields = _fields(
-        ("tournament_id", "string", "the tournament"),
-        ("status", "string", "registering | running | on_break | finished | cancelled"),
-        ("level", "int", "1-based level"),
-        ("small_blind", "int", "chips"),
-        ("big_blind", "int", "chips"),
-        ("ante", "int", "chips; with ante_kind none | classic | big_blind"),
-        ("next_level_in", "int|null", "seconds"),
-        ("next_break_in", "int|null", "seconds; 0 during a break"),
-        ("players_left", "int", "entries still holding chips"),
-        ("entries", "int", "every entry, re-entries included"),
-        ("average_stack", "int", "chips"),
-        ("prize_pool", "int", "cents, the guarantee included when it applies (T-5, T-6)"),
-        ("payouts", "[int]|null", "cents by place, once the pool is fixed"),
-        ("hand_for_hand", "bool", "the bubble is played hand-for-hand"),
-    )
+    tournament_id: str
+    name: str
+    kind: str
+    status: str
+    starts_at_ms: int | None
+    buy_in: int
+    fee: int
+    entries: int
+    max_entries: int | None
+    guarantee: int
+    registration_open: bool
+    late_registration_levels: int
+    late_registration_ends_ms: int | None
+    late_registration_closed: str | None
+    next_break_in: int | None
+    players_left: int
 
 
-class TournamentSeat(ServerMessage):
+class TournamentPlace(WireObject, frozen=True):
+    """One place in `tournament_results`."""
+
+    player: str
+    place: int
+    tied: int
+    prize: int
+
+
+@message
+class TournamentLobbyUpdate(ServerMessage, tag="tournament_lobby_update", frozen=True):
+    """A tournament summary changed (opened, registrations, start, knockouts, level or break,
+    end); to lobby subscribers (`lobby_subscribe`)."""
+
+    tournament: TournamentSummary
+
+
+@message
+class TournamentStatusEvent(ServerMessage, tag="tournament_status", frozen=True):
+    """Status of a tournament: on request, and to its registered players at the start, each
+    level change and break (T-11), each knockout and the money. Before the start: when it
+    starts and its first level."""
+
+    tournament_id: str
+    status: str
+    starts_at_ms: int | None
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    level_seconds: int
+    next_level_in: int | None
+    on_break: bool
+    next_break_in: int | None
+    players_left: int
+    entries: int
+    average_stack: int
+    prize_pool: int
+    payouts: list[int] | None
+    in_the_money: bool
+    hand_for_hand: bool
+
+
+@message
+class TournamentSeat(ServerMessage, tag="tournament_seat", frozen=True):
     """You are moved (T-10): to the player concerned, before their new table's next hand.
     `reason`: balance | break | final_redraw."""
 
-    name = "tournament_seat"
-    fields = _fields(
-        ("tournament_id", "string", "the tournament"),
-        ("table", "int", "the table number"),
-        ("seat", "int", "the seat number"),
-        ("reason", "string", "balance | break | final_redraw"),
-        ("from_table", "int", "the table you left"),
-    )
+    tournament_id: str
+    table: int
+    seat: int
+    reason: str
+    from_table: int
 
 
-class TournamentActionRequest(ServerMessage):
+@message
+class TournamentActionRequest(ServerMessage, tag="tournament_action_request", frozen=True):
     """Your turn at your tournament table, with your own view of the hand: your hole cards only
     (C-15), the board, the stacks and the pot. The action clock and time bank run (C-6, C-7).
     Answer with `tournament_act`."""
 
-    name = "tournament_action_request"
-    fields = _fields(
-        ("tournament_id", "string", "the tournament"),
-        ("hand_id", "string", "the hand"),
-        ("table", "int", "your table"),
-        ("hole_cards", "[string]", "your cards"),
-        ("board", "[string]", "the community cards"),
-        ("stacks", "object", "player -> chips behind, in the order of action"),
-        ("pot", "int", "chips put in so far"),
-        ("actions", "object", "fold, call (chips), min_raise_to, max_raise_to"),
-    )
+    tournament_id: str
+    hand_id: str
+    table: int
+    hole_cards: list[str]
+    board: list[str]
+    stacks: dict[str, int]
+    pot: int
+    actions: LegalView
 
 
-class TournamentFinish(ServerMessage):
+@message
+class TournamentFinish(ServerMessage, tag="tournament_finish", frozen=True):
     """Your entry finished: place, prize (cents, paid into your wallet, T-7), and who won the
     pot that knocked you out (T-9). Re-entry or rebuy may follow where allowed."""
 
-    name = "tournament_finish"
-    fields = _fields(
-        ("tournament_id", "string", "the tournament"),
-        ("place", "int", "finishing place (tied players share, `tied` > 1)"),
-        ("tied", "int", "players sharing the place"),
-        ("prize", "int", "cents"),
-        ("busted_by", "[string]", "the knockout pot's winners"),
-    )
+    tournament_id: str
+    place: int
+    tied: int
+    prize: int
+    busted_by: list[str]
 
 
-class TournamentResults(ServerMessage):
+@message
+class TournamentResults(ServerMessage, tag="tournament_results", frozen=True):
     """The tournament ended (T-8): every place and prize; to everyone who took part."""
 
-    name = "tournament_results"
-    fields = _fields(
-        ("tournament_id", "string", "the tournament"),
-        ("results", "[object]", "{player, place, tied, prize} by place"),
-        ("prize_pool", "int", "cents"),
-    )
+    tournament_id: str
+    prize_pool: int
+    results: list[TournamentPlace]
 
 
-class TournamentCancelled(ServerMessage):
+@message
+class TournamentCancelled(ServerMessage, tag="tournament_cancelled", frozen=True):
     """The tournament was cancelled before its start (T-1, T-18.1): buy-ins and fees refunded."""
 
-    name = "tournament_cancelled"
-    fields = _fields(("tournament_id", "string", "the tournament"), ("reason", "string", "why"))
+    tournament_id: str
+    reason: str
+
+
+@result_of("tournament_list")
+class TournamentLobby(WireObject, frozen=True):
+    """`tournament_list`: every open tournament."""
+
+    tournaments: list[TournamentSummary]
+
+
+@result_of("tournament_status_request")
+class TournamentStatusAnswer(WireObject, frozen=True):
+    """`tournament_status_request`: the `tournament_status` message."""
+
+    status: TournamentStatusEvent
+
+
+@result_of("tournament_register", "tournament_reenter")
+class Entered(WireObject, frozen=True):
+    """A paid entry: its number (1 for the first, 2 after one re-entry ...) and its chips."""
+
+    entry: int
+    chips: int
+
+
+@result_of("tournament_rebuy", "tournament_addon")
+class ChipsBought(WireObject, frozen=True):
+    """Chips bought by a rebuy or an add-on (T-4)."""
+
+    chips: int
+
+
+@result_of("tournament_unregister")
+class Unregistered(WireObject, frozen=True):
+    """Unregistered: buy-in and fee went back (T-3)."""
+
+    refunded: bool
 
 
 TOURNAMENT_REQUESTS = (
@@ -222,3 +285,7 @@ TOURNAMENT_EVENTS = (
     TournamentLobbyUpdate, TournamentStatusEvent, TournamentSeat, TournamentActionRequest,
     TournamentFinish, TournamentResults, TournamentCancelled,
 )  # fmt: skip
+#: The money requests that take a client `key` (P-2).
+KEYED_REQUESTS = frozenset(
+    {"tournament_register", "tournament_reenter", "tournament_rebuy", "tournament_addon"}
+)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import structlog
 from twisted.internet.interfaces import IReactorTime
 
+from pokerroom.protocol.events import Frame, frame_type
 from pokerroom.protocol.framing import encode_frame
 
 log = structlog.get_logger("pokerroom.hub")
@@ -24,7 +25,7 @@ log = structlog.get_logger("pokerroom.hub")
 class Outbound(Protocol):
     """What the hub needs from a session."""
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Frame) -> None:
         """Queue one message for the client."""
 
     def send_frame(self, frame: bytes) -> None:
@@ -58,7 +59,7 @@ class Hub:
         #: Who gets a table's broadcasts: the table's `audience` (set by the lobby).
         self.audience_of: Callable[[str], Iterable[str]] = lambda table_id: ()
         #: Called with (table_id, message) for every broadcast: the lobby's summaries.
-        self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
+        self.on_broadcast: Callable[[str, Frame], None] | None = None
 
     # -- sessions ---------------------------------------------------------------------------
     def session_of(self, player: str) -> Outbound | None:
@@ -106,6 +107,10 @@ class Hub:
             return None
         return record
 
+    def revoke(self, player: str) -> None:
+        """Forget the player's resume token: a banned player cannot resume (docs/ADMIN.md)."""
+        self._forget_token(player)
+
     def _forget_token(self, player: str) -> None:
         old = self._token_of.pop(player, None)
         if old is not None:
@@ -124,7 +129,7 @@ class Hub:
         return len(dead)
 
     # -- TableListener ------------------------------------------------------------------------
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
+    def send(self, player_id: str, message: Frame) -> None:
         """Deliver one message to one player, if connected; never raises into the table."""
         session = self._sessions.get(player_id)
         if session is None:
@@ -133,12 +138,10 @@ class Hub:
             session.send(message)
         except (TypeError, ValueError) as exc:  # not JSON-able or larger than a frame: a bug
             log.error(
-                "undeliverable", player_id=player_id, type=message.get("type"), error=str(exc)
+                "undeliverable", player_id=player_id, type=frame_type(message), error=str(exc)
             )
 
-    def broadcast(
-        self, table_id: str, message: dict[str, Any], exclude: Iterable[str] = ()
-    ) -> None:
+    def broadcast(self, table_id: str, message: Frame, exclude: Iterable[str] = ()) -> None:
         """Deliver a public table event to the table's audience (observers and seated)."""
         if self.on_broadcast is not None:
             self.on_broadcast(table_id, message)
@@ -153,7 +156,7 @@ class Hub:
                     frame = encode_frame(message)
                 except (TypeError, ValueError) as exc:  # a bug in the sender: log, drop
                     log.error(
-                        "undeliverable", table_id=table_id, type=message.get("type"), error=str(exc)
+                        "undeliverable", table_id=table_id, type=frame_type(message), error=str(exc)
                     )
                     return
             session.send_frame(frame)
@@ -163,7 +166,17 @@ class Hub:
         for session in tuple(self._sessions.values()):
             session.close(code, message)
 
-    def send_all(self, players: Iterable[str], message: dict[str, Any]) -> None:
-        """Deliver one message to several players (lobby updates)."""
+    def send_all(self, players: Iterable[str], message: Frame) -> None:
+        """Deliver one message to several players (lobby updates), encoded once."""
+        frame: bytes | None = None
         for player in tuple(players):
-            self.send(player, message)
+            session = self._sessions.get(player)
+            if session is None:
+                continue
+            if frame is None:
+                try:
+                    frame = encode_frame(message)
+                except (TypeError, ValueError) as exc:  # a bug in the sender: log, drop
+                    log.error("undeliverable", type=frame_type(message), error=str(exc))
+                    return
+            session.send_frame(frame)
