@@ -62,6 +62,7 @@ class TournamentActor(EntryRequests):
         players: Players | None = None,
         on_end: Callable[[TournamentActor], None] | None = None,
         targets: Callable[[str], TournamentActor | None] | None = None,
+        on_change: Callable[[TournamentActor, str], None] | None = None,
     ) -> None:
         self.config = config
         self.settings = config.registration
@@ -72,6 +73,11 @@ class TournamentActor(EntryRequests):
         self.status = "registering"  # registering -> running -> finished | cancelled
         self.players = players or Players()
         self.on_end = on_end
+        #: Told what changed for the lobby and the players (start, level, break, knockout,
+        #: money, entries): the desk pushes `tournament_status` / `tournament_lobby_update`.
+        self.on_change = on_change
+        self._status_call: Any = None
+        self._shown_level: tuple[int, bool] | None = None
         self.floor = Floor(
             config, clock, rng, self.players, self._knockouts, self._paid, self.players_left
         )
@@ -101,6 +107,10 @@ class TournamentActor(EntryRequests):
     def players_left(self) -> int:
         """Entries still holding chips."""
         return len(self.alive)
+
+    def paid_places(self) -> int:
+        """Places paid by the current field (T-6)."""
+        return self._paid()
 
     def _paid(self) -> int:
         """Places paid by the current field (T-6)."""
@@ -146,6 +156,8 @@ class TournamentActor(EntryRequests):
         self.log.info("tournament_started", entries=self.state.entries)
         start = self.settings.starting_stack
         self.floor.start({player: start for player in self.alive})
+        self._changed("start")
+        self._watch_level()
 
     def cancel(self) -> Deferred[None]:
         """T-1/T-18.1: a tournament that never started gives every entry buy-in and fee back."""
@@ -155,6 +167,7 @@ class TournamentActor(EntryRequests):
         if self._start_call is not None and self._start_call.active():
             self._start_call.cancel()
         refunds = self.payouts.cancel_refunds()
+        self._changed("cancelled")
         if self.on_end is not None:
             self.on_end(self)
         return refunds
@@ -164,6 +177,7 @@ class TournamentActor(EntryRequests):
     def _knockouts(self, knockouts: list[Knockout]) -> None:
         """T-9: place the hand's (or round's) knockouts; then the money, the pool, the end."""
         before = len(self.alive)
+        was_in_money = before <= self._paid()
         finishes: list[Finish] = place_knockouts(before, knockouts)
         for finish in finishes:
             self.alive.pop(finish.entry, None)
@@ -186,6 +200,9 @@ class TournamentActor(EntryRequests):
             self._placing = False
         if tournament_over(len(self.alive), self.satellite_seats):
             self._end()
+            return
+        in_money = len(self.alive) <= self._paid()
+        self._changed("money" if in_money and not was_in_money else "knockout")
 
     def _finish(self, finish: Finish) -> None:
         """Record a finish; a place in the money is paid once the pool is fixed (T-7)."""
@@ -202,6 +219,7 @@ class TournamentActor(EntryRequests):
     def _end(self) -> None:
         """T-8: one player holds every chip, or a satellite is down to its seats: paid out."""
         self.floor.stop()
+        self.stop_watching()
         clock = self.director_clock()
         self.payouts.fix_pool_if_final(clock, before=len(self.alive), force=True)
         left = len(self.alive)  # one winner, or a satellite's seat winners sharing places
@@ -211,8 +229,38 @@ class TournamentActor(EntryRequests):
         self.status = "finished"
         self.log.info("tournament_finished", hands=self.floor.hands, entries=self.state.entries)
         self.payouts.close()
+        self._changed("finished")
         if self.on_end is not None:
             self.on_end(self)
+
+    # ------------------------------------------------------------------ what players are told
+
+    def _changed(self, why: str) -> None:
+        """Tell the desk (lobby and registered players) that the status changed."""
+        if self.on_change is not None:
+            self.on_change(self, why)
+
+    def _watch_level(self) -> None:
+        """T-11: wake at the next level change or break edge and tell the players."""
+        self._status_call = None
+        if self.status != "running":
+            return
+        level = self.floor.level()
+        shown = (level.index, level.on_break)
+        if self._shown_level is not None and shown != self._shown_level:
+            self._changed("break" if level.on_break or self._shown_level[1] else "level")
+        self._shown_level = shown
+        now = self.clock.seconds()
+        edges = [t for t in (level.ends_at, level.break_ends_at, level.next_break_at) if t]
+        later = [t for t in edges if t > now]
+        if later:
+            self._status_call = self.clock.callLater(min(later) - now, self._watch_level)
+
+    def stop_watching(self) -> None:
+        """No more level wake-ups (the end, or the server stopping)."""
+        if self._status_call is not None and self._status_call.active():
+            self._status_call.cancel()
+        self._status_call = None
 
     def pending(self) -> Deferred[Any]:
         """Fires when every transfer posted so far has settled."""

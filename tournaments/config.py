@@ -25,6 +25,7 @@ class TournamentConfig:
     between_hands_seconds: float = 3.0
     hand_for_hand_margin: int = 1  # hand-for-hand from this many players before the money
     satellite: SatelliteTarget | None = None  # T-8, T-16: prizes are seats in this target
+    name: str = ""  # what the lobby shows (the schedule entry's name); the id when empty
 
     @property
     def tournament_id(self) -> str:
@@ -50,6 +51,7 @@ def make_config(
     sit_and_go: bool = False,
     max_seats: int = 9,
     between_hands_seconds: float = 3.0,
+    name: str = "",
 ) -> TournamentConfig:
     """A config for one of the usual formats (T-4): freezeout, re-entry, or rebuy with add-on."""
     if fmt not in FORMATS:
@@ -83,4 +85,5 @@ def make_config(
         max_seats=max_seats,
         sit_and_go=sit_and_go,
         between_hands_seconds=between_hands_seconds,
+        name=name,
     )

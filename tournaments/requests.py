@@ -24,6 +24,8 @@ from tournaments.director import registration as director_registration
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
 
+IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2), not a director one
+
 if TYPE_CHECKING:
     from tournaments.actor import Result
     from tournaments.cashier import Cashier
@@ -67,6 +69,10 @@ class EntryRequests:
 
     def _init_requests(self) -> None:
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
+        #: P-2: ledger key of each keyed request that went through -> (what, its decision).
+        #: Kept for the tournament's life: a retry the lobby no longer remembers gets the
+        #: first answer here, and moves nothing.
+        self._keyed: dict[str, tuple[str, Decision]] = {}
         self._busy = False
         self._draining = False
 
@@ -76,20 +82,49 @@ class EntryRequests:
         decide: Callable[[], Decision],
         undo: Callable[[Decision], None],
         kind: str,
+        key: str | None = None,
     ) -> Generator[Deferred[Any], Any, Decision]:
-        """Decide on the current state, reserve it, post one transfer, undo if refused."""
+        """Decide on the current state, reserve it, post one transfer, undo if refused.
+
+        `key` is the ledger key of a keyed request (P-2): the transfer is posted under it (a
+        ledger retry of it moves nothing twice), and a request with a key that already went
+        through here is answered with the first decision by its caller (`_replay`).
+        """
         decision = decide()
         self.state = decision.state
-        key = self.cashier.key(decision.action, decision.player, decision.state.serial)
+        if key is None:
+            key = self.cashier.key(decision.action, decision.player, decision.state.serial)
+        else:
+            self._keyed[key] = (decision.action, decision)
         try:
             yield self.cashier.post(decision.moves, key, kind)
         except InsufficientFunds:
+            self._forget_key(key, decision)
             undo(decision)
             raise DirectorError(errors.INSUFFICIENT_FUNDS, "not enough money") from None
         except Exception:
+            self._forget_key(key, decision)
             undo(decision)
             raise
         return decision
+
+    def _replay(self, key: str, decide: Callable[[], Decision]) -> Decision:
+        """The first decision of a keyed request, if this request is the same kind (P-2)."""
+        action, first = self._keyed[key]
+        try:
+            now = decide().action  # what the request would do now (its state is not kept)
+        except DirectorError:
+            now = action  # refused now (e.g. already registered): the same request again
+        if now != action:
+            raise DirectorError(
+                IDEMPOTENCY_CONFLICT, "this key was used for another request; use a new key"
+            )
+        return first
+
+    def _forget_key(self, key: str, decision: Decision) -> None:
+        """A refused keyed request changed nothing: its key may be used again."""
+        if self._keyed.get(key, (None, None))[1] is decision:
+            del self._keyed[key]
 
     def _run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
         """Queue a money request; they run one at a time, in order."""
@@ -127,17 +162,21 @@ class EntryRequests:
         return not self._busy and not self._queue
 
     def register(
-        self, player: str, funding: Funding = Funding.CASH, ticket_id: str = ""
+        self,
+        player: str,
+        funding: Funding = Funding.CASH,
+        ticket_id: str = "",
+        key: str | None = None,
     ) -> Deferred[Decision]:
         """T-2, T-3, T-5: register (late registration seats the player at once).
 
         With a ticket (T-3, T-16) the entry is paid from the ticket's ledger account.
         """
-        return self._run(self._register, player, funding, ticket_id)
+        return self._run(self._register, player, funding, ticket_id, key)
 
     @inlineCallbacks
     def _register(
-        self, player: str, funding: Funding, ticket_id: str
+        self, player: str, funding: Funding, ticket_id: str, key: str | None = None
     ) -> Generator[Deferred[Any], Any, Decision]:
         settings = self.settings
 
@@ -156,7 +195,9 @@ class EntryRequests:
                 collected=self.state.collected - settings.buy_in,
             )
 
-        decision: Decision = yield self._money(decide, undo, "buy_in")
+        if key is not None and key in self._keyed:
+            return self._replay(key, decide)
+        decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._enter(player, 1, decision.chips)
         full = settings.max_entries is not None and self.state.entries >= settings.max_entries
         if self.config.sit_and_go and self.status == "registering" and full:
@@ -184,12 +225,14 @@ class EntryRequests:
         self.chips_issued -= self.settings.starting_stack
         return decision
 
-    def reenter(self, player: str) -> Deferred[Decision]:
+    def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: a new entry for a busted player, during late registration."""
-        return self._run(self._reenter, player)
+        return self._run(self._reenter, player, key)
 
     @inlineCallbacks
-    def _reenter(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
+    def _reenter(
+        self, player: str, key: str | None = None
+    ) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
 
         def decide() -> Decision:
@@ -200,17 +243,21 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, entries=-1, collected=-self.settings.reentry.buy_in)
 
-        decision: Decision = yield self._money(decide, undo, "buy_in")
+        if key is not None and key in self._keyed:
+            return self._replay(key, decide)
+        decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._enter(player, decision.state.players[player].entries, decision.chips)
         self.floor.banks.forget(player)
         return decision
 
-    def rebuy(self, player: str) -> Deferred[Decision]:
+    def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the rebuy's chips (a busted player in the period is back in)."""
-        return self._run(self._rebuy, player)
+        return self._run(self._rebuy, player, key)
 
     @inlineCallbacks
-    def _rebuy(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
+    def _rebuy(
+        self, player: str, key: str | None = None
+    ) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
         stack = self._stack(player)
 
@@ -222,16 +269,20 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-self.settings.rebuy.buy_in)
 
-        decision: Decision = yield self._money(decide, undo, "buy_in")
+        if key is not None and key in self._keyed:
+            return self._replay(key, decide)
+        decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
 
-    def addon(self, player: str) -> Deferred[Decision]:
+    def addon(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the add-on's chips."""
-        return self._run(self._addon, player)
+        return self._run(self._addon, player, key)
 
     @inlineCallbacks
-    def _addon(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
+    def _addon(
+        self, player: str, key: str | None = None
+    ) -> Generator[Deferred[Any], Any, Decision]:
         record = self.state.players.get(player)
 
         def decide() -> Decision:
@@ -242,7 +293,9 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-self.settings.addon.buy_in)
 
-        decision: Decision = yield self._money(decide, undo, "buy_in")
+        if key is not None and key in self._keyed:
+            return self._replay(key, decide)
+        decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ from twisted.internet.task import LoopingCall
 from pokerroom.ledger import LedgerService
 from tournaments.actor import TournamentActor
 from tournaments.config import FORMATS, make_config
+from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
-from tournaments.templates import CONFIG_DIR, load_structures
+from tournaments.templates import CONFIG_DIR, load_structures, structure_from_mapping
 
 SCHEDULE_FILE = CONFIG_DIR / "schedule" / "schedule.toml"
 log = structlog.get_logger("tournaments.schedule")
@@ -55,22 +56,66 @@ class ScheduleEntry:
 
 def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
     """Schedule entries from a parsed TOML document; ValueError on a bad one."""
+    unknown = set(data) - {"sit_and_go", "mtt", "structure"}
+    if unknown:
+        raise ValueError(f"unknown schedule sections {sorted(unknown)}")
     entries = []
     for kind in ("sit_and_go", "mtt"):
         for raw in data.get(kind, []):
             values = dict(raw)
             values["fmt"] = values.pop("format", "freezeout")
-            entry = ScheduleEntry(**values)
+            try:
+                entry = ScheduleEntry(**values)
+            except TypeError as exc:
+                raise ValueError(f"{kind} {values.get('name')!r}: {exc}") from None
             if entry.fmt not in FORMATS or entry.buy_in < 0 or entry.fee < 0:
                 raise ValueError(f"bad schedule entry {entry.name!r}")
             if entry.sit_and_go == (entry.every_minutes > 0) or (kind == "mtt") == entry.sit_and_go:
                 raise ValueError(f"{entry.name!r}: a sit-and-go has players, an MTT every_minutes")
             entries.append(entry)
+    names = [entry.name for entry in entries]
+    if len(names) != len(set(names)):
+        raise ValueError("two schedule entries have the same name")
     return entries
 
 
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """A schedule file: its entries and the blind structures they may use (the built-in
+    templates of config/tournaments/, and the file's own `[[structure]]` tables)."""
+
+    entries: tuple[ScheduleEntry, ...]
+    structures: Mapping[str, Structure]
+
+
+def load_schedule_file(path: Path = SCHEDULE_FILE) -> Schedule:
+    """Read a schedule file; ValueError naming what is wrong (a missing file is an error too).
+
+    Each `[[structure]]` table is a blind-structure template (as config/tournaments/*.toml);
+    each entry's `structure` must name a built-in template or one of these.
+    """
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    entries = parse_schedule(data)
+    structures = dict(load_structures())
+    for raw in data.get("structure", []):
+        try:
+            structure = structure_from_mapping(raw)
+        except DirectorError as exc:
+            raise ValueError(f"{path}: structure {raw.get('name')!r}: {exc.message}") from None
+        structures[structure.name] = structure
+    for entry in entries:
+        if entry.structure not in structures:
+            raise ValueError(f"{path}: {entry.name!r} uses unknown structure {entry.structure!r}")
+    return Schedule(tuple(entries), structures)
+
+
 def load_schedule(path: Path = SCHEDULE_FILE) -> list[ScheduleEntry]:
-    """The schedule file, or nothing when it does not exist."""
+    """The schedule file's entries, or nothing when it does not exist."""
     if not path.exists():
         return []
     return parse_schedule(tomllib.loads(path.read_text()))
@@ -101,8 +146,12 @@ class TournamentScheduler(Service):
         structures: Mapping[str, Structure] | None = None,
         players: Players | None = None,
         currency: str = "USD",
+        on_change: Callable[[TournamentActor, str], None] | None = None,
     ) -> None:
         self.reactor = reactor
+        #: Told when a tournament opens, starts, changes level, loses players or ends (the
+        #: desk's `changed`: `tournament_status` and `tournament_lobby_update`).
+        self.on_change = on_change
         self.ledger = ledger
         self.schedule = tuple(schedule)
         self.structures = dict(structures or load_structures())
@@ -129,6 +178,7 @@ class TournamentScheduler(Service):
             if actor._start_call is not None and actor._start_call.active():
                 actor._start_call.cancel()
             actor.floor.stop()
+            actor.stop_watching()
         Service.stopService(self)  # named, not super(): see startService
 
     def check(self) -> None:
@@ -162,16 +212,25 @@ class TournamentScheduler(Service):
             max_entries=entry.players or None,
             guarantee=entry.guarantee,
             sit_and_go=entry.sit_and_go,
+            name=entry.name,
         )
         players = self.players
         if players is not None and hasattr(players, "for_tournament"):
             players = players.for_tournament(tid)  # the desk: messages name the tournament
         actor = TournamentActor(
-            config, self.reactor, self.ledger, self.rng, players, on_end=self._ended
+            config,
+            self.reactor,
+            self.ledger,
+            self.rng,
+            players,
+            on_end=self._ended,
+            on_change=self.on_change,
         )
         self.actors[tid] = actor
         actor.open()
         log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
+        if self.on_change is not None:
+            self.on_change(actor, "opened")
         return actor
 
     def _ended(self, actor: TournamentActor) -> None:
