@@ -10,9 +10,10 @@ from its injected clock).
 
 `HashPool` runs argon2 in a few threads of its own. Jobs wait in a bounded queue, served in
 turn per source address (round robin), so that a flood of logins from one address delays
-another address's login by at most one job per busy address. When the queue is full, the
-address with the most jobs waiting loses its newest one to a newcomer with fewer, else the
-newcomer is refused; either refusal is `server_busy`, never an unbounded wait.
+another address's login by at most one job per busy address; addresses whose last password
+check failed wait behind the others. When the queue is full, a failing address's job, or the
+newest job of the most crowded address, gives way to a newcomer with fewer; else the newcomer
+is refused. Either refusal is `server_busy`, never an unbounded wait.
 """
 
 from __future__ import annotations
@@ -157,16 +158,28 @@ class _Job:
     result: Deferred[Any]
     work: Callable[..., Any]
     args: tuple[Any, ...]
+    key: str
 
 
 class HashPool:
-    """Password hashing in `threads` threads, fed fairly per key from a bounded queue."""
+    """Password hashing in `threads` threads, fed fairly per key from a bounded queue.
+
+    Two tiers: keys (addresses) whose last password check failed wait behind the others, so a
+    genuine login from a clean address is next whatever the attack's size. Within a tier,
+    keys take turns (round robin). A job whose result is `False` (a password that did not
+    match) moves its key to the back tier; one whose result is `True` moves it to the front.
+    """
+
+    #: Keys remembered as failing (oldest forgotten first).
+    MAX_FAILING = 10_000
 
     def __init__(self, reactor: IReactorFromThreads, threads: int = 2, queue_max: int = 64) -> None:
         self._reactor = reactor
         self.threads, self.queue_max = threads, queue_max
         self._pool = ThreadPool(minthreads=threads, maxthreads=threads, name="password-hash")
-        self._queues: OrderedDict[str, deque[_Job]] = OrderedDict()
+        #: The front tier (clean keys) and the back tier (keys whose last check failed).
+        self._tiers: tuple[OrderedDict[str, deque[_Job]], ...] = (OrderedDict(), OrderedDict())
+        self._failing: OrderedDict[str, None] = OrderedDict()
         self.waiting = 0  # jobs queued, not yet started
         self.running = 0  # jobs in the threads
 
@@ -176,35 +189,44 @@ class HashPool:
 
     def stop(self) -> None:
         """Refuse what waits and stop the threads."""
-        queues, self._queues, self.waiting = self._queues, OrderedDict(), 0
-        for jobs in queues.values():
-            for job in jobs:
-                job.result.errback(ProtocolError(errors.SERVER_BUSY, "the server is stopping"))
+        tiers, self._tiers, self.waiting = self._tiers, (OrderedDict(), OrderedDict()), 0
+        for tier in tiers:
+            for jobs in tier.values():
+                for job in jobs:
+                    job.result.errback(ProtocolError(errors.SERVER_BUSY, "the server is stopping"))
         self._pool.stop()
 
     def submit(self, key: str, work: Callable[..., Any], *args: Any) -> Deferred[Any]:
         """Run `work(*args)` in a hashing thread when `key`'s turn comes.
 
-        When the queue is full, the key with the most jobs waiting gives up its newest one
-        (`server_busy`) if it has more than `key` would; otherwise this job is refused
-        (`server_busy`). So a flood from a few addresses cannot keep others out.
+        When the queue is full, a job of the back tier gives way to a newcomer of the front
+        tier; within a tier the key with the most jobs waiting gives up its newest one if it
+        holds more than `key` would. Otherwise this job is refused. Either refusal is
+        `server_busy`, so a flood from a few addresses cannot keep others out.
         """
-        if self.waiting >= self.queue_max and not self._shed_for(key):
+        tier = self._tiers[key in self._failing]
+        if self.waiting >= self.queue_max and not self._shed_for(key, tier):
             raise ProtocolError(errors.SERVER_BUSY, BUSY_MESSAGE)
-        job = _Job(Deferred(), work, args)
-        self._queues.setdefault(key, deque()).append(job)
+        job = _Job(Deferred(), work, args, key)
+        tier.setdefault(key, deque()).append(job)
         self.waiting += 1
         self._pump()
         return job.result
 
-    def _shed_for(self, key: str) -> bool:
-        """Refuse the newest job of the most crowded key, if it holds more than `key` would."""
-        crowded = max(self._queues, key=lambda k: len(self._queues[k]), default=None)
-        mine = len(self._queues.get(key, ())) + 1
-        if crowded is None or len(self._queues[crowded]) <= mine:
+    def _shed_for(self, key: str, tier: OrderedDict[str, deque[_Job]]) -> bool:
+        """Refuse one waiting job to make room for `key`'s; False if none should give way."""
+        front, back = self._tiers
+        if tier is front and back:
+            victims, mine = back, 0  # any back-tier job gives way to a clean key
+        else:
+            victims, mine = tier, len(tier.get(key, ())) + 1
+        crowded = max(victims, key=lambda k: len(victims[k]), default=None)
+        if crowded is None or len(victims[crowded]) <= mine:
             return False
-        jobs = self._queues[crowded]
+        jobs = victims[crowded]
         shed = jobs.pop()
+        if not jobs:
+            del victims[crowded]
         self.waiting -= 1
         shed.result.errback(ProtocolError(errors.SERVER_BUSY, BUSY_MESSAGE))
         return True
@@ -212,21 +234,27 @@ class HashPool:
     def ahead(self, key: str) -> int | None:
         """How many waiting jobs start before `key`'s next one; None if `key` has none waiting.
 
-        Round robin: one job of every key ahead in the rotation, however many each has queued.
+        Every job of the front tier goes before the back tier; within a tier, one job of every
+        key ahead in the rotation, however many each has queued.
         """
-        for position, waiting in enumerate(self._queues):
+        front, back = self._tiers
+        for position, waiting in enumerate(front):
             if waiting == key:
                 return position
+        for position, waiting in enumerate(back):
+            if waiting == key:
+                return sum(len(jobs) for jobs in front.values()) + position
         return None
 
     def _pump(self) -> None:
-        while self.running < self.threads and self._queues:
-            key, jobs = next(iter(self._queues.items()))
+        while self.running < self.threads and self.waiting:
+            tier = next(t for t in self._tiers if t)
+            key, jobs = next(iter(tier.items()))
             job = jobs.popleft()
             if jobs:
-                self._queues.move_to_end(key)  # round robin: the other keys go first
+                tier.move_to_end(key)  # round robin: the other keys go first
             else:
-                del self._queues[key]
+                del tier[key]
             self.waiting -= 1
             self.running += 1
             d = deferToThreadPool(self._reactor, self._pool, job.work, *job.args)
@@ -234,6 +262,13 @@ class HashPool:
 
     def _finished(self, result: Any, job: _Job) -> None:
         self.running -= 1
+        if result is False:  # a password that did not match: this key waits behind others
+            self._failing[job.key] = None
+            self._failing.move_to_end(job.key)
+            if len(self._failing) > self.MAX_FAILING:
+                self._failing.popitem(last=False)
+        elif result is True:
+            self._failing.pop(job.key, None)
         self._pump()
         if isinstance(result, Failure):
             job.result.errback(result)

@@ -273,10 +273,16 @@ def test_pipelined_guesses_cannot_pass_the_limit_and_a_genuine_login_is_not_held
         room.reactor.wait(d)
     bob.answer("b")
     assert bob.inbox[-1]["type"] == "ok"
-    room.drain()
-    for attacker in attackers:
-        attacker.read()
-    codes = [f["code"] for a in attackers for f in a.inbox if f.get("id") == "x"]
+
+    def answered() -> list[str]:
+        for attacker in attackers:
+            attacker.read()
+        return [f["code"] for a in attackers for f in a.inbox if f.get("id") == "x"]
+
+    while len(answered()) < 30:  # the hashing threads answer through the reactor
+        f, args, kwargs = room.reactor.calls.get(timeout=5)
+        f(*args, **kwargs)
+    codes = answered()
     assert codes.count("bad_credentials") == 10  # today: all 30 were hashed, bob after them
     assert codes.count(errors.TOO_MANY_ATTEMPTS) == 20
 
@@ -480,6 +486,46 @@ def test_the_hash_pool_is_bounded_and_serves_addresses_in_turn(reactor: QueueRea
         assert started == ["A0", "A1", "B0", "C0", "D0"]
         assert {tag for tag, result in outcome.items() if result == "ran"} == set(started)
         assert outcome["A2"] == outcome["A3"] == errors.SERVER_BUSY
+    finally:
+        release.set()
+        pool.stop()
+
+
+def test_an_address_whose_last_check_failed_waits_behind_clean_ones(reactor: QueueReactor) -> None:
+    """A check that returns False (wrong password) moves its address to the back tier: a
+    login from a clean address goes first, and a full queue makes room for it there."""
+    import threading
+
+    from pokerroom.server.throttle import HashPool
+
+    pool = HashPool(reactor, threads=1, queue_max=4)
+    pool.start()
+    release = threading.Event()
+    started: list[str] = []
+
+    def check(tag: str, matches: bool) -> bool:
+        started.append(tag)
+        release.wait(5)
+        return matches
+
+    try:
+        release.set()
+        assert reactor.wait(pool.submit("10.6.6.6", check, "miss", False)) is False
+        release.clear()
+        hold = pool.submit("10.7.7.7", check, "hold", True)  # the thread is busy from now on
+        guesses = [pool.submit("10.6.6.6", check, f"A{n}", False) for n in range(4)]
+        assert pool.waiting == 4 and pool.ahead("10.6.6.6") == 0
+        genuine = pool.submit("10.1.1.1", check, "B0", True)  # full: a failing job gives way
+        assert pool.waiting == 4 and pool.ahead("10.1.1.1") == 0
+        assert pool.ahead("10.6.6.6") == 1
+        release.set()
+        assert reactor.wait(hold) is True and reactor.wait(genuine) is True
+        outcomes = []
+        for d in guesses:
+            d.addErrback(lambda failure: failure.value.code)
+            outcomes.append(reactor.wait(d))
+        assert outcomes == [False, False, False, errors.SERVER_BUSY]
+        assert started == ["miss", "hold", "B0", "A0", "A1", "A2"]
     finally:
         release.set()
         pool.stop()
