@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -191,52 +192,167 @@ def hand_rows(url: str) -> list[Any]:
         engine.dispose()
 
 
-def test_sigkill_during_hands_then_restart(tmp_path: Path, db_url: str) -> None:
-    """C-12 through the real server: SIGKILL mid-hand; after a restart the interrupted hands
-    are void with stacks back at their start values, finished hands stand, and
-    `pokerroom ledger check` passes (P-2)."""
-    from pokerroom.cash.store import cash_seats, escrow
-    from pokerroom.ledger import get_account
+def ledger_now(url: str) -> tuple[int, set[str], dict[str, int]]:
+    """The ledger as it stands: last journal id, every idempotency key, balances by account."""
+    import sqlalchemy as sa
 
-    port, proc = start_server(tmp_path, db_url)
+    from pokerroom.ledger.schema import accounts, journal
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            last = conn.execute(sa.select(sa.func.max(journal.c.id))).scalar() or 0
+            keys = set(conn.execute(sa.select(journal.c.idempotency_key)).scalars())
+            balances = {
+                f"{r.kind}:{r.owner}:{r.currency}": r.balance
+                for r in conn.execute(sa.select(accounts))
+            }
+    finally:
+        engine.dispose()
+    return last, keys, balances
+
+
+def moved_since(url: str, journal_id: int) -> dict[str, int]:
+    """Net postings by account in journal entries after `journal_id` (the restarted server's)."""
+    import sqlalchemy as sa
+
+    from pokerroom.ledger.schema import accounts, postings
+
+    query = (
+        sa.select(accounts.c.kind, accounts.c.owner, accounts.c.currency, postings.c.amount)
+        .join(postings, postings.c.account_id == accounts.c.id)
+        .where(postings.c.journal_id > journal_id)
+    )
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            moved: dict[str, int] = {}
+            for r in conn.execute(query):
+                name = f"{r.kind}:{r.owner}:{r.currency}"
+                moved[name] = moved.get(name, 0) + r.amount
+    finally:
+        engine.dispose()
+    return moved
+
+
+def play_then_stall(wire: Wire, hands: int) -> str:
+    """Check or call when asked until `hands` hands have ended, then stop acting once the next
+    hand's hole cards arrive; that hand waits on the action clock, and its `started` row is in
+    the database (C-12: written before the first card). Returns its id."""
+    ended = handled = 0
+    while True:
+        if handled == len(wire.frames):
+            wire.until(lambda frame: True)
+        frame = wire.frames[handled]
+        handled += 1
+        kind = frame["type"]
+        assert kind != "error", frame
+        if kind == "hand_ended":
+            ended += 1
+        elif kind == "hole_cards" and ended >= hands:
+            return str(frame["hand_id"])
+        elif kind == "action_request" and ended < hands:
+            action = "check" if frame["actions"]["check"] else "call"
+            wire.send("act", table_id=frame["table_id"], action=action)
+
+
+def play_then_sigkill(port: int, proc: subprocess.Popen) -> str:
+    """Bots play at nl-a (hands cut at any point by the kill); two clients play eight hands at
+    plo-a and stall in the ninth; then SIGKILL. Returns the stalled hand's id."""
     bots_args = ["bots", "--port", str(port), "--count", "6", "--hands", "1000", "--timeout", "60"]
     bots = subprocess.Popen(CLI + bots_args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wires: list[Wire] = []
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            rows = hand_rows(db_url)
-            settled = [r for r in rows if r.status == "settled"]
-            started = [r for r in rows if r.status == "started"]
-            if len(settled) >= 3 and started:
-                break
-            time.sleep(0.05)
+        wires = [player(port, name, "plo-a")[0] for name in ("pat", "pia")]
+        with ThreadPoolExecutor(2) as pool:
+            stalled = {
+                f.result(timeout=60) for f in [pool.submit(play_then_stall, w, 8) for w in wires]
+            }
+        assert len(stalled) == 1, stalled
         proc.kill()  # SIGKILL: no shutdown code runs
         proc.wait(timeout=20)
     finally:
         bots.kill()
         bots.wait(timeout=20)
+        for wire in wires:
+            wire.close()
+    return stalled.pop()
+
+
+def seat_stacks(port: int, tables: set[str]) -> dict[tuple[str, str], int]:
+    """What the running server holds as each seat's stack, through `observe` (the snapshot's
+    stack is the start-of-hand stack while a hand runs, the current one between hands)."""
+    wire = Wire(port)
+    try:
+        wire.ok("hello", version=1, client="desktop")
+        wire.ok("register", name="watcher", password="password 1")
+        stacks = {}
+        for table in sorted(tables):
+            snapshot = wire.ok("observe", table_id=table)["snapshot"]
+            for seat in snapshot["seats"]:
+                stacks[(table, seat["player"])] = seat["stack"]
+        return stacks
+    finally:
+        wire.close()
+
+
+def test_sigkill_during_hands_then_restart(tmp_path: Path, db_url: str) -> None:
+    """C-12 through the real server: SIGKILL mid-hand. The hands `started` at the kill whose
+    settlement had not reached the journal are exactly the hands void after a restart; nothing
+    of them reaches the ledger; their players' stacks in the restarted server and their escrows
+    are the start-of-hand stacks (plus whatever hands the restarted server has since settled);
+    wallets are untouched; finished hands stand; `pokerroom ledger check` passes (P-2).
+
+    The restarted server deals new hands 0.2 s after it listens: they are told apart by id
+    (not among the rows read after the kill) and are allowed to be in any state."""
+    port, proc = start_server(tmp_path, db_url)
+    stalled = play_then_sigkill(port, proc)
+
+    # The database at the kill, before any restart.
     before = {r.id: r for r in hand_rows(db_url)}
-    interrupted = [r for r in before.values() if r.status == "started"]
+    kill_journal_id, keys_at_kill, balances_at_kill = ledger_now(db_url)
+    assert not [r for r in before.values() if r.status == "void"]  # a fresh room
     finished = {r.id for r in before.values() if r.status == "settled"}
-    assert len(finished) >= 3
+    started = {r.id for r in before.values() if r.status == "started"}
+    assert len(finished) >= 3 and stalled in started
+    # A `started` hand whose one settlement transfer landed just before the kill stands (C-12:
+    # settled on start-up); every other `started` hand is interrupted and must become void.
+    landed = {h for h in started if f"hand:{h}" in keys_at_kill}
+    interrupted = started - landed
+    assert stalled in interrupted
+    restored: dict[tuple[str, str], int] = {}
+    for hand_id in interrupted:
+        hand = before[hand_id]
+        for player, stack in hand.start_stacks.items():
+            restored[(hand.table_id, player)] = stack
+            # nothing of an unfinished hand is in the ledger: the escrow is the start stack
+            assert balances_at_kill[f"seat_escrow:{hand.table_id}/{player}:USD"] == stack
 
     port, proc = start_server(tmp_path, db_url)
     try:
         after = {r.id: r for r in hand_rows(db_url)}
-        assert {r.id for r in after.values() if r.status == "settled"} >= finished
-        assert not [r for r in after.values() if r.status == "started"]
-        engine = make_engine(db_url)
-        with engine.connect() as conn:
-            seats = {(r.table_id, r.player_id): r.stack for r in conn.execute(cash_seats.select())}
-        for hand in interrupted:
-            if after[hand.id].status != "void":
-                continue  # the settlement landed just before the kill: it stands
-            for player, stack in hand.start_stacks.items():
-                if (hand.table_id, player) in seats:
-                    assert seats[(hand.table_id, player)] == stack, (hand.id, player)
-                    account = get_account(engine, escrow(hand.table_id, player, "USD"))
-                    assert account.balance == stack
-        engine.dispose()
+        void = {h for h, r in after.items() if r.status == "void"}
+        assert void == interrupted
+        for hand_id in finished | landed:
+            assert after[hand_id].status == "settled", hand_id
+        _, keys_after, _ = ledger_now(db_url)
+        assert not {f"hand:{h}" for h in interrupted} & keys_after
+
+        # The restarted server's own stacks: start-of-hand stacks, plus what the hands it has
+        # dealt since the restart settled (read on both sides of the snapshot: none between).
+        tables = {table for table, _ in restored}
+        for _ in range(20):
+            moved = moved_since(db_url, kill_journal_id)
+            stacks = seat_stacks(port, tables)
+            if moved_since(db_url, kill_journal_id) == moved:
+                break
+        else:
+            raise AssertionError("the restarted server settled a hand during every snapshot")
+        for (table, player), stack in restored.items():
+            escrow_name = f"seat_escrow:{table}/{player}:USD"
+            held = stacks.get((table, player), 0)  # 0: busted since, and the seat removed
+            assert held == stack + moved.get(escrow_name, 0), (table, player)
+            assert moved.get(f"wallet:{player}:USD", 0) == 0, player  # no wallet was touched
         check = subprocess.run(
             [*CLI, "ledger", "check", "--db", db_url], capture_output=True, text=True, timeout=60
         )
