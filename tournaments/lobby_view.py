@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def ms(seconds: float | None) -> int | None:
     """Seconds since the epoch as the protocol's milliseconds (None stays None)."""
-    return None if seconds is None else int(round(seconds * 1000))
+    return None if seconds is None else round(seconds * 1000)
 
 
 def level_starts_at(

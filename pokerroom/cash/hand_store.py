@@ -34,8 +34,8 @@ class HandStore:
 
     def add_chips(
         self, table_id: str, player_id: str, currency: str, amount: int, key: str
-    ) -> Deferred[None]:
-        """A top-up: wallet -> escrow (C-9)."""
+    ) -> Deferred[bool]:
+        """A top-up: wallet -> escrow (C-9); fires True if `key` had already moved it (P-2)."""
         return self.ledger.run(store.add_chips, table_id, player_id, currency, amount, key)
 
     def start_hand(

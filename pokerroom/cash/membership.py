@@ -18,7 +18,7 @@ from pokerroom.cash.policies import AdmissionDecision
 from pokerroom.cash.seating import Seat, free_seat
 from pokerroom.cash.state import IDLE, PLAYING, TableState
 from pokerroom.cash.store import SeatRow
-from pokerroom.ledger.errors import InsufficientFunds
+from pokerroom.ledger.errors import IdempotencyConflict, InsufficientFunds
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.table.clock import seconds_to_ms
 
@@ -33,6 +33,8 @@ def _ledger_error(failure: Failure) -> Failure:
         return failure
     if failure.check(InsufficientFunds):
         return Failure(ProtocolError(codes.INSUFFICIENT_FUNDS, "the wallet holds too little"))
+    if failure.check(IdempotencyConflict):  # P-2: a client's key reused for other content
+        return Failure(ProtocolError(IdempotencyConflict.code, "this key was used for another"))
     return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
 
 
@@ -139,8 +141,14 @@ class Membership(TableState):
 
     # ------------------------------------------------------------------ top up (C-9)
 
-    def top_up(self, player_id: str, amount: int) -> Deferred[dict[str, Any]]:
-        """Add chips from the wallet; during a hand they join the stack when it ends (C-9)."""
+    def top_up(
+        self, player_id: str, amount: int, key: str | None = None
+    ) -> Deferred[dict[str, Any]]:
+        """Add chips from the wallet; during a hand they join the stack when it ends (C-9).
+
+        `key` is the ledger idempotency key of a keyed request (P-2): when the ledger already
+        holds that transfer (a retry), no chips are added and the stack as it is answers.
+        """
         seat = self._seat_of(player_id)
         if not _is_amount(amount):
             raise ProtocolError(codes.INVALID_AMOUNT, "amount must be a positive int of cents")
@@ -155,11 +163,14 @@ class Membership(TableState):
                 {"max_add": max(room, 0)},
             )
         self._topping_up[player_id] = pending + amount
-        key = f"topup:{self.table_id}:{player_id}:{uuid.uuid4().hex[:16]}"
+        if key is None:
+            key = f"topup:{self.table_id}:{player_id}:{uuid.uuid4().hex[:16]}"
         d = self.store.add_chips(self.table_id, player_id, self.config.currency, amount, key)
 
-        def added(_: None) -> dict[str, Any]:
-            if seat.in_hand:
+        def added(replayed: bool) -> dict[str, Any]:
+            if replayed:  # P-2: this key's chips were added before
+                self.log.info("top_up_replayed", player_id=player_id, amount=amount)
+            elif seat.in_hand:
                 seat.pending_chips += amount
             else:
                 seat.stack += amount

@@ -289,9 +289,10 @@ def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key:
 
 def add_chips(
     engine: Engine, table_id: str, player_id: str, currency: str, amount: int, key: str
-) -> None:
-    """A buy-in or top-up: one keyed move wallet -> seat escrow (C-9, P-2)."""
-    transfers.move(
+) -> bool:
+    """A buy-in or top-up: one keyed move wallet -> seat escrow (C-9, P-2); True if the key
+    had already moved it (nothing moved now)."""
+    return transfers.move(
         engine,
         key=key,
         kind=TransferKind.BUY_IN,
@@ -300,7 +301,7 @@ def add_chips(
         destination=escrow(table_id, player_id, currency),
         amount=amount,
         reference=f"table:{table_id}",
-    )
+    ).replayed
 
 
 def start_hand(

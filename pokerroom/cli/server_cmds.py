@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pokerroom.server.bots import BotReport
     from pokerroom.server.reactor import IRoomReactor
     from pokerroom.server.settings import RoomSettings
+    from tournaments.schedule import Schedule
 
 DB_HELP = (
     f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite in "
@@ -37,8 +38,22 @@ DB_HELP = (
     default=None,
     help="Room settings TOML (default: config/room.toml).",
 )
-def serve(db_url: str | None, port: int | None, host: str | None, config_path: str | None) -> None:
-    """Run the poker room server: cash tables from the config, clients over TCP."""
+@click.option(
+    "--schedule",
+    "schedule_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Tournament schedule TOML (default: [tournaments] schedule of the config, else "
+    'config/tournaments/schedule/schedule.toml; "" for none).',
+)
+def serve(
+    db_url: str | None,
+    port: int | None,
+    host: str | None,
+    config_path: str | None,
+    schedule_path: str | None,
+) -> None:
+    """Run the poker room server: cash tables and tournaments from the config, clients over TCP."""
     import dataclasses
 
     from pokerroom.server.logs import configure_logging
@@ -50,12 +65,18 @@ def serve(db_url: str | None, port: int | None, host: str | None, config_path: s
         raise click.ClickException(str(exc)) from None
     if host is not None:
         settings = dataclasses.replace(settings, host=host)
+    if schedule_path is not None:
+        settings = dataclasses.replace(settings, schedule=schedule_path)
+    try:
+        schedule = room_schedule(settings)
+    except ValueError as exc:
+        raise click.ClickException(f"tournament schedule: {exc}") from None
     configure_logging(settings.log_format)
     try:
         engine = migrate.open_ledger_engine(resolve_url(db_url))  # ARCH 9: refused if not at head
     except LedgerError as exc:
         raise click.ClickException(str(exc)) from None
-    raise SystemExit(run_server(engine, settings, port))
+    raise SystemExit(run_server(engine, settings, port, schedule))
 
 
 def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
@@ -63,16 +84,29 @@ def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
     return cast(IPv4Address | IPv6Address, listening.getHost())
 
 
-def run_server(engine: Engine, settings: RoomSettings, port: int | None) -> int:
+def room_schedule(settings: RoomSettings) -> Schedule | None:
+    """The tournament schedule the room runs: the settings' file, else the built-in one (if
+    present); None when the settings say "" (no tournaments). ValueError on a bad file."""
+    from pathlib import Path
+
+    from tournaments.schedule import SCHEDULE_FILE, load_schedule_file
+
+    if settings.schedule == "":
+        return None
+    if settings.schedule is None:
+        return load_schedule_file(SCHEDULE_FILE) if SCHEDULE_FILE.exists() else None
+    return load_schedule_file(Path(settings.schedule))
+
+
+def run_server(
+    engine: Engine, settings: RoomSettings, port: int | None, schedule: Schedule | None = None
+) -> int:
     """Start the reactor with a RoomService; returns the exit status."""
     from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
-    from tournaments.schedule import load_schedule
 
     reactor = room_reactor()  # only here: never at module level (ARCH 3)
-
-    schedule = load_schedule()  # the recurring tournaments, issue #5
-    room = RoomService(reactor, engine, settings, port=port, schedule=schedule)
+    room = RoomService(reactor, engine, settings, port=port, schedule=schedule or ())
     status = {"code": 0}
 
     def started(listening: IListeningPort) -> None:
@@ -130,7 +164,6 @@ def bots(
     from pokerroom.server.reactor import room_reactor
 
     reactor = room_reactor()
-
     say = click.echo if verbose else None
     report = BotReport()
     d = run_bots(

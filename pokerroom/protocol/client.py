@@ -25,8 +25,14 @@ from pokerroom.protocol.framing import FrameDecoder, encode_frame
 class ClientProtocol(Protocol):
     """One connection to a room server, seen from the client."""
 
-    def __init__(self, on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(
+        self,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_frame: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
         self.on_event = on_event or (lambda frame: None)
+        #: Sees every frame, answers included, before it is routed (the bots validate it).
+        self.on_frame = on_frame
         self._decoder = FrameDecoder(strict=False)  # the server's frames are well-formed
         self._ids = itertools.count(1)
         #: Requests waiting for their answer, by id (looked up with the id the server echoes).
@@ -46,6 +52,8 @@ class ClientProtocol(Protocol):
         for frame in self._decoder.feed(data):
             if isinstance(frame, ProtocolError):
                 raise frame  # the server never sends a malformed frame
+            if self.on_frame is not None:
+                self.on_frame(frame)
             kind = frame.get("type")
             waiter = self._waiting.pop(frame.get("id"), None) if kind in ("ok", "error") else None
             if waiter is not None:

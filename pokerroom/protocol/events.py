@@ -346,12 +346,14 @@ class PlayerSatIn(TableEvent, tag="player_sat_in", frozen=True):
 
 @message
 class HandStarted(TableEvent, tag="hand_started", frozen=True):
-    """A hand begins; `seats` are the dealt-in seats in position order."""
+    """A hand begins; `seats` are the dealt-in seats in position order. A tournament table
+    also gives the level's ante per player (`ante`, 0 without antes)."""
 
     hand_id: str
     button: int
     blinds: list[int]
     seats: list[SeatStack]
+    ante: int | UnsetType = UNSET
 
 
 @message

@@ -2,8 +2,10 @@
 
 Each bot connects, registers (or logs in), funds its wallet with the dev `deposit`, sits at
 a table and plays legal actions (seeded choices) until its table has dealt `hands` hands,
-then leaves. Every error answer counts as a protocol error. Every frame is checked for
-leaks (C-15): a bot must never see a card that is not its own, on the board, or shown.
+then leaves. Every error answer counts as a protocol error, and so does every frame that does
+not match its typed declaration (`pokerroom.protocol.events.validate`: unknown type, missing,
+extra or wrongly typed field). Every frame is checked for leaks (C-15): a bot must never see a
+card that is not its own, on the board, or shown.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.protocol.client import ClientProtocol
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import FrameMismatch, validate
 
 PASSWORD = "bot password 1"
 
@@ -82,10 +85,18 @@ class Bot:
         self.resting: set[str] = set()  # seated players sitting out
         self.allowed: set[str] = set()  # own hole cards, board and shown cards of this hand
         self.finished: Deferred[None] = Deferred()
-        self.client = ClientProtocol(self.on_event)
+        self.client = ClientProtocol(self.on_event, self.check_frame)
         self.leaving = False
         self.names: dict[int, str] = {}
         self.won: list[str] = []
+
+    def check_frame(self, frame: dict[str, Any]) -> None:
+        """Every frame must match its typed declaration (docs/PROTOCOL.md): an unknown type,
+        a missing, extra or wrongly typed field is a protocol error."""
+        try:
+            validate(frame)
+        except FrameMismatch as exc:
+            self.report.errors.append(f"{self.name} got a frame unlike its declaration: {exc}")
 
     def fail(self, what: str, failure: Failure | BaseException) -> None:
         """Record a protocol error."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 from twisted.internet.interfaces import IReactorTime

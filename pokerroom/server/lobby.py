@@ -8,6 +8,7 @@ Each table command goes to the actor named by `table_id`, with the session's pla
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -18,9 +19,29 @@ from twisted.python.failure import Failure
 from pokerroom.chat import ChatService
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import (
+    ChatLine,
+    Frame,
+    LobbyUpdate,
+    TableSummary,
+    WireObject,
+    frame_type,
+    snapshot_of,
+)
 from pokerroom.protocol.messages import Request
+from pokerroom.protocol.results import (
+    Balance,
+    Empty,
+    HistoryPage,
+    LobbyPage,
+    Muted,
+    Observed,
+    Unmuted,
+)
 from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
+from pokerroom.server.replies import Replies
+from pokerroom.server.replies import ledger_key as replies_ledger_key
 
 if TYPE_CHECKING:
     from pokerroom.cash import TableActor
@@ -29,8 +50,11 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("pokerroom.lobby")
 
+#: The `ok` result of a request: a typed result (pokerroom.protocol.results), or a table
+#: actor's dict while the tables move to typed results.
+Result: TypeAlias = "dict[str, Any] | WireObject"
 #: What a request handler returns: the `ok` result at once, or a Deferred that fires with it.
-Answer: TypeAlias = "dict[str, Any] | Deferred[dict[str, Any]]"
+Answer: TypeAlias = "Result | Deferred[Result]"
 #: Where hand histories come from: (player, table_id or None, limit, before) -> up to limit + 1
 #: (cursor, PHH text) pairs, newest first (HandStore.history_page).
 Histories: TypeAlias = (
@@ -38,6 +62,17 @@ Histories: TypeAlias = (
 )
 
 DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
+#: Money requests that take a client `key` (P-2): a retry gets the first answer.
+KEYED_REQUESTS = frozenset(
+    {
+        "top_up",
+        "deposit",
+        "tournament_register",
+        "tournament_reenter",
+        "tournament_rebuy",
+        "tournament_addon",
+    }
+)
 
 
 #: Most bytes of hand histories in one answer: pages stay small, so that a client that asks
@@ -68,12 +103,12 @@ def page_histories(rows: list[tuple[str, str]], limit: int) -> dict[str, Any]:
     }
 
 
-def _as_answer(result: object) -> dict[str, Any]:
-    """An actor's result as the `ok` answer's `result`: its dict, or an empty one."""
-    return result if isinstance(result, dict) else {}
+def _as_answer(result: object) -> Result:
+    """An actor's result as the `ok` answer's `result`: its dict or typed result, else `{}`."""
+    return result if isinstance(result, dict | WireObject) else Empty()
 
 
-def _answer(result: dict[str, Any] | Deferred[dict[str, Any]]) -> Answer:
+def _answer(result: Any) -> Answer:
     """An actor's answer as is, without a second Deferred when it came at once (an `act`).
 
     The session runs the handler inside `maybeDeferred`, so an exception still becomes the
@@ -106,30 +141,41 @@ class Lobby:
         self.allow_deposit = allow_deposit
         self.histories = histories
         self.tables: dict[str, TableActor] = {}
-        self.info: dict[str, dict[str, Any]] = {}
         self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
         self.subscribers: set[str] = set()
+        self.replies = Replies(hub.clock)  # P-2: first answers of keyed money requests
         hub.audience_of = self._audience
         hub.on_broadcast = self._watch_events
 
     # -- tables ---------------------------------------------------------------------------
-    def add_table(self, table_id: str, actor: TableActor, info: Mapping[str, Any]) -> None:
-        """Register a table actor and its lobby summary (game, stakes, seats, buy-ins)."""
+    def add_table(
+        self, table_id: str, actor: TableActor, info: Mapping[str, Any] | None = None
+    ) -> None:
+        """Register a table actor; its lobby summary comes from the actor's config."""
         self.tables[table_id] = actor
-        self.info[table_id] = {"table_id": table_id, **info}
 
     def table_cap(self, client_kind: str) -> int:
         """C-1: how many tables this client kind may have open."""
         return self.caps[client_kind]
 
-    def summary(self, table_id: str) -> dict[str, Any]:
+    def summary(self, table_id: str) -> TableSummary:
         """The lobby line of one table: its settings and how many sit there."""
         actor = self.tables[table_id]
-        return {
-            **self.info[table_id],
-            "players": len(actor.by_player),
-            "observers": len(actor.observers),
-        }
+        cfg = actor.config
+        return TableSummary(
+            table_id=table_id,
+            variant=cfg.variant,
+            max_seats=cfg.max_seats,
+            small_blind=cfg.small_blind,
+            big_blind=cfg.big_blind,
+            currency=cfg.currency,
+            min_buy_in=cfg.min_buy_in,
+            max_buy_in=cfg.max_buy_in,
+            action_seconds=cfg.action_seconds,
+            timebank_seconds=cfg.timebank_seconds,
+            players=len(actor.by_player),
+            observers=len(actor.observers),
+        )
 
     def _audience(self, table_id: str) -> set[str]:
         actor = self.tables.get(table_id)
@@ -159,11 +205,10 @@ class Lobby:
             )
         return True
 
-    def _watch_events(self, table_id: str, message: dict[str, Any]) -> None:
+    def _watch_events(self, table_id: str, message: Frame) -> None:
         """Seat changes update the lobby line of subscribers."""
-        if message.get("type") in ("seat_taken", "seat_left") and table_id in self.tables:
-            update = {"type": "lobby_update", "table": self.summary(table_id)}
-            self.hub.send_all(self.subscribers, update)
+        if frame_type(message) in ("seat_taken", "seat_left") and table_id in self.tables:
+            self.hub.send_all(self.subscribers, LobbyUpdate(table=self.summary(table_id)))
 
     # -- connection events (C-14) ------------------------------------------------------------
     def reconnected(self, player: str) -> list[str]:
@@ -189,9 +234,22 @@ class Lobby:
 
     # -- requests ---------------------------------------------------------------------------
     def handle(self, player: Player, client_kind: str, request: Request) -> Answer:
-        """Run one request for `player`; returns the `ok` result or a Deferred of it."""
+        """Run one request for `player`; returns the `ok` result or a Deferred of it.
+
+        A money request with a `key` runs once per player and key (P-2, `Replies`).
+        """
+        key = request.args.get("key")
+        if key is not None and request.name in KEYED_REQUESTS:
+            args = tuple(sorted((k, v) for k, v in request.args.items() if k != "key"))
+            run = functools.partial(self._route, player, client_kind, request)
+            answer: Answer = self.replies.run(player.name, key, (request.name, args), run)
+            return answer
+        return self._route(player, client_kind, request)
+
+    def _route(self, player: Player, client_kind: str, request: Request) -> Answer:
+        """Hand the request to its handler (or to the tournament desk)."""
         handler: Callable[..., Answer] | None = getattr(self, f"_on_{request.name}", None)
-        desk = self.tournament_desk  # issue #5: tournament requests go to the tournament desk
+        desk = self.tournament_desk  # tournament requests go to the tournament desk
         if handler is None and desk is not None and request.name.startswith("tournament_"):
             return desk.handle(player.name, request)
         if handler is None:
@@ -200,28 +258,28 @@ class Lobby:
 
     def _on_lobby_list(
         self, player: Player, kind: str, offset: int = 0, limit: int = 200
-    ) -> dict[str, Any]:
+    ) -> LobbyPage:
         ids = sorted(self.tables)
         page = [self.summary(t) for t in ids[offset : offset + limit]]
-        return {"tables": page, "total": len(ids), "offset": offset}
+        return LobbyPage(tables=page, total=len(ids), offset=offset)
 
     def _on_lobby_subscribe(
         self, player: Player, kind: str, offset: int = 0, limit: int = 200
-    ) -> dict[str, Any]:
+    ) -> LobbyPage:
         self.subscribers.add(player.name)
         return self._on_lobby_list(player, kind, offset, limit)
 
-    def _on_lobby_unsubscribe(self, player: Player, kind: str) -> dict[str, Any]:
+    def _on_lobby_unsubscribe(self, player: Player, kind: str) -> Empty:
         self.subscribers.discard(player.name)
-        return {}
+        return Empty()
 
-    def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[dict[str, Any]]:
+    def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[Observed]:
         actor = self._actor(table_id)
         self._check_cap(player.name, kind, table_id)
         d = maybeDeferred(actor.observe, player.name)
-        return d.addCallback(lambda snapshot: {"snapshot": snapshot})
+        return d.addCallback(lambda snapshot: Observed(snapshot=snapshot_of(snapshot)))
 
-    def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[dict[str, Any]]:
+    def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[Empty]:
         actor = self._actor(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"table {table_id} is not open")
@@ -235,7 +293,7 @@ class Lobby:
         buy_in: int,
         seat: int | None = None,
         wait_for_big_blind: bool = False,
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[Result]:
         actor = self._actor(table_id)
         name = player.name
         if self._check_cap(name, kind, table_id):  # C-1: count it while the buy-in runs
@@ -248,8 +306,11 @@ class Lobby:
 
         return d.addBoth(done).addCallback(_as_answer)
 
-    def _on_top_up(self, player: Player, kind: str, table_id: str, amount: int) -> Answer:
-        return _answer(self._actor(table_id).top_up(player.name, amount))
+    def _on_top_up(
+        self, player: Player, kind: str, table_id: str, amount: int, key: str | None = None
+    ) -> Answer:
+        ledger_key = None if key is None else replies_ledger_key(player.name, key)
+        return _answer(self._actor(table_id).top_up(player.name, amount, ledger_key))
 
     def _on_sit_out(self, player: Player, kind: str, table_id: str) -> Answer:
         return _answer(self._actor(table_id).sit_out(player.name))
@@ -265,9 +326,7 @@ class Lobby:
     def _on_leave(self, player: Player, kind: str, table_id: str) -> Answer:
         return _answer(self._actor(table_id).leave(player.name))
 
-    def _on_chat(
-        self, player: Player, kind: str, table_id: str, text: str
-    ) -> Deferred[dict[str, Any]]:
+    def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred[Empty]:
         actor = self._actor(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
@@ -279,18 +338,21 @@ class Lobby:
             hand_running=bool(actor.hand_running),
         )
 
-        def send(event: dict[str, Any]) -> dict[str, Any]:
+        def send(line: dict[str, Any]) -> Empty:
+            event = ChatLine(
+                table_id=table_id, player=line["player"], text=line["text"], at_ms=line["at_ms"]
+            )
             self.hub.broadcast(table_id, event)
-            return {}
+            return Empty()
 
         return d.addCallback(send)
 
     def _on_wallet(
         self, player: Player, kind: str, currency: str | None = None
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[Balance]:
         cur = currency or self.currency
         d = self.accounts.balance(player.name, cur)
-        return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
+        return d.addCallback(lambda balance: Balance(currency=cur, balance=balance))
 
     def _on_deposit(
         self,
@@ -299,12 +361,12 @@ class Lobby:
         amount: int,
         currency: str | None = None,
         key: str | None = None,
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[Balance]:
         if not self.allow_deposit:
             raise ProtocolError(errors.DEPOSITS_DISABLED, "deposits are a development feature")
         cur = currency or self.currency
         d = self.accounts.deposit(player.name, amount, cur, key)
-        return d.addCallback(lambda balance: {"currency": cur, "balance": balance})
+        return d.addCallback(lambda balance: Balance(currency=cur, balance=balance))
 
     def _on_hand_histories(
         self,
@@ -313,11 +375,11 @@ class Lobby:
         table_id: str | None = None,
         limit: int = 20,
         before: str | None = None,
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[HistoryPage]:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
         d = maybeDeferred(self.histories, player.name, table_id, limit, before)
-        return d.addCallback(page_histories, limit)
+        return d.addCallback(lambda rows: HistoryPage(**page_histories(rows, limit)))
 
     def _moderator(self, player: Player, table_id: str | None) -> None:
         if not player.is_moderator:
@@ -333,24 +395,24 @@ class Lobby:
         table_id: str | None = None,
         minutes: int | None = None,
         reason: str = "",
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[Muted]:
         self._moderator(player, table_id)
         d = self.chat.mute(
             target, by=player.name, table_id=table_id, minutes=minutes, reason=reason
         )
 
-        def until(mute: Mute) -> dict[str, Any]:
-            return {"until_ms": mute.until_ms}
+        def until(mute: Mute) -> Muted:
+            return Muted(until_ms=mute.until_ms)
 
         return d.addCallback(until)
 
     def _on_unmute(
         self, player: Player, kind: str, target: str, table_id: str | None = None
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[Unmuted]:
         self._moderator(player, table_id)
-        return self.chat.unmute(target, table_id).addCallback(lambda n: {"lifted": n})
+        return self.chat.unmute(target, table_id).addCallback(lambda n: Unmuted(lifted=n))
 
 
-def _nothing(_: object) -> dict[str, Any]:
+def _nothing(_: object) -> Empty:
     """An empty `ok` result, whatever the actor answered."""
-    return {}
+    return Empty()

@@ -35,7 +35,7 @@ from pokerroom.server.settings import RoomSettings
 
 if TYPE_CHECKING:
     from tournaments.desk import TournamentDesk
-    from tournaments.schedule import ScheduleEntry, TournamentScheduler
+    from tournaments.schedule import Schedule, ScheduleEntry, TournamentScheduler
 from pokerroom.server.throttle import LoginThrottle
 
 log = structlog.get_logger("pokerroom.server")
@@ -75,7 +75,7 @@ class RoomService(MultiService):
         settings: RoomSettings,
         *,
         port: int | None = None,
-        schedule: Sequence[ScheduleEntry] = (),
+        schedule: Schedule | Sequence[ScheduleEntry] = (),
     ) -> None:
         MultiService.__init__(self)
         self.reactor = reactor
@@ -90,14 +90,24 @@ class RoomService(MultiService):
         self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
         self.tournaments: TournamentScheduler | None = None
         self.desk: TournamentDesk | None = None
-        if schedule:  # the recurring tournaments (config/tournaments/schedule/), issue #5
+        if isinstance(schedule, Sequence):
+            entries, structures = schedule, None
+        else:
+            entries, structures = schedule.entries, schedule.structures
+        if entries:  # the recurring tournaments (docs/SERVER.md, "Tournaments")
             import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the types)
             from tournaments.desk import TournamentDesk
             from tournaments.schedule import TournamentScheduler
 
             self.desk = TournamentDesk(self.hub)
             self.tournaments = TournamentScheduler(
-                reactor, self.ledger, schedule, currency=settings.currency, players=self.desk
+                reactor,
+                self.ledger,
+                entries,
+                structures,
+                currency=settings.currency,
+                players=self.desk,
+                on_change=self.desk.changed,
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
@@ -114,6 +124,8 @@ class RoomService(MultiService):
             histories=self.store.history_page,
         )
         self.lobby.tournament_desk = self.desk
+        if self.desk is not None:  # lobby subscribers also get `tournament_lobby_update`
+            self.desk.watchers = self.lobby.subscribers
         self.factory = RoomFactory(
             self.hub,
             self.lobby,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from pokerroom.server.throttle import LoginLimits
 
 #: The checkout's config/room.toml (beside migrations/).
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "room.toml"
-SECTIONS = ("server", "session", "table_caps", "accounts", "dev", "chat", "tables")
+SECTIONS = ("server", "session", "table_caps", "accounts", "dev", "chat", "tables", "tournaments")
 
 
 class SettingsError(ValueError):
@@ -40,6 +40,9 @@ class RoomSettings:
     allow_deposit: bool = False
     chat: ChatRules = field(default_factory=ChatRules)
     tables: tuple[CashTableConfig, ...] = ()
+    #: The tournament schedule file (`[tournaments] schedule`); None: the built-in one
+    #: (config/tournaments/schedule/schedule.toml); "": no tournaments.
+    schedule: str | None = None
 
 
 def _only(section: str, values: Mapping[str, Any], known: set[str]) -> None:
@@ -82,6 +85,11 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
             tables.append(CashTableConfig.from_mapping(table_id, values))
         except (TypeError, ValueError) as exc:
             raise SettingsError(f"[tables.{table_id}]: {exc}") from None
+    tournaments = dict(data.get("tournaments", {}))
+    _only("tournaments", tournaments, {"schedule"})
+    schedule = tournaments.get("schedule")
+    if schedule is not None and not isinstance(schedule, str):
+        raise SettingsError('[tournaments]: schedule is the path of a schedule file, or ""')
     try:
         chat = ChatRules.from_mapping(data.get("chat", {}))
     except (TypeError, ValueError) as exc:
@@ -99,6 +107,7 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         allow_deposit=bool(dev.get("allow_deposit", False)),
         chat=chat,
         tables=tuple(tables),
+        schedule=schedule,
     )
 
 
@@ -112,4 +121,8 @@ def load_settings(path: str | Path | None = None) -> RoomSettings:
         raise SettingsError(f"cannot read {target}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{target}: {exc}") from None
-    return parse_settings(data)
+    settings = parse_settings(data)
+    if settings.schedule:  # a relative schedule path is relative to the config file
+        path_of = target.parent / Path(settings.schedule).expanduser()
+        settings = replace(settings, schedule=str(path_of))
+    return settings

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from twisted.internet.defer import Deferred
 
 import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the message types)
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import as_dict, validate
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
 from tournaments.desk import TournamentDesk
-from tournaments.director.errors import DirectorError
 from tournaments.schedule import ScheduleEntry, TournamentScheduler
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
@@ -38,11 +40,21 @@ class Clients:
         self.serial = 0
 
     def request(self, player: str, frame: dict[str, Any]) -> Any:
+        """Run a request; its `ok` result as the client decodes it (or a Deferred of that)."""
         self.serial += 1
         assert self.desk is not None
-        return self.desk.handle(player, parse_request({"id": self.serial, **frame}))
+        answer = self.desk.handle(player, parse_request({"id": self.serial, **frame}))
+        if isinstance(answer, Deferred):
+            return answer.addCallback(as_dict)
+        return as_dict(answer)
 
-    def send(self, player: str, message: dict[str, Any]) -> None:
+    def send_all(self, players: Any, message: Any) -> None:
+        for player in list(players):
+            self.send(player, message)
+
+    def send(self, player: str, typed: Any) -> None:
+        message = as_dict(typed)
+        validate(message)  # every frame matches its declaration
         self.inbox.setdefault(player, []).append(message)
         if message["type"] == "tournament_action_request":
             actions = message["actions"]
@@ -71,7 +83,7 @@ def test_register_and_play_a_sit_and_go_through_the_protocol(room: Room):
             answer = room.wait(
                 clients.request(name, {"type": "tournament_register", "tournament_id": tid})
             )
-            assert answer == {"chips": 1500, "action": "register"}
+            assert answer == {"entry": 1, "chips": 1500}
         actor = desk._actor(tid)
         assert actor.status in ("running", "finished")
         status = clients.request("ann", {"type": "tournament_status_request", "tournament_id": tid})
@@ -96,11 +108,11 @@ def test_unknown_tournament_is_refused_with_a_stable_code(room: Room):
     """P-1: a request for no such tournament gets a code, and nothing changes."""
     desk = TournamentDesk(Clients(1))
     desk.scheduler = TournamentScheduler(room.clock, room.ledger, [])
-    with pytest.raises(DirectorError) as caught:
+    with pytest.raises(ProtocolError) as caught:
         desk.handle(
             "ann", parse_request({"type": "tournament_rebuy", "id": 1, "tournament_id": "z"})
         )
-    assert caught.value.code == "not_registered"
+    assert caught.value.code == "unknown_tournament"  # not `not_registered`: no such tournament
 
 
 class HalfConnected(Clients):
@@ -109,7 +121,7 @@ class HalfConnected(Clients):
     def session_of(self, player: str) -> object | None:
         return None if player == "bea" else object()
 
-    def send(self, player: str, message: dict[str, Any]) -> None:
+    def send(self, player: str, message: Any) -> None:
         if player != "bea":
             super().send(player, message)
 
@@ -132,7 +144,7 @@ def test_a_player_without_a_session_is_marked_disconnected_and_blinded(room: Roo
         seen = False
         while actor.status == "running":
             table = actor.floor.table_of("bea")
-            seen = seen or (table is not None and "bea" in table.disconnected)
+            seen = seen or (table is not None and "bea" in table.presence.disconnected)
             room.settle(actor)
             calls = room.clock.getDelayedCalls()
             room.clock.advance(max(0.0, calls[0].getTime() - room.clock.seconds()))

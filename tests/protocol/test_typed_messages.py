@@ -1,0 +1,99 @@
+"""Typed server messages: one definition each, encoded from it, and frames checked against it
+(the bots' `validate`): unknown type, missing, extra or wrongly typed field all fail (P-1)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import pokerroom.protocol.results
+import pokerroom.protocol.tournament_messages  # noqa: F401
+from pokerroom.protocol.events import (
+    FrameMismatch,
+    LegalView,
+    Ok,
+    PlayerActed,
+    as_dict,
+    encode,
+    validate,
+)
+from pokerroom.protocol.framing import MAX_FRAME, encode_frame
+
+ACTED: dict[str, Any] = {
+    "type": "player_acted",
+    "table_id": "t1",
+    "hand_id": "t1-7",
+    "seat": 2,
+    "action": "raise",
+    "amount": 60,
+    "added": 40,
+    "all_in": False,
+}
+
+
+def test_a_typed_message_encodes_to_the_frame_a_client_reads() -> None:
+    """`type` first, compact JSON, unset optional fields left out, a newline at the end."""
+    typed = PlayerActed(
+        table_id="t1", hand_id="t1-7", seat=2, action="raise", amount=60, added=40, all_in=False
+    )
+    frame = encode(typed)
+    assert frame.endswith(b"\n") and b"\n" not in frame[:-1]
+    assert frame.startswith(b'{"type":"player_acted",')
+    assert json.loads(frame) == ACTED
+    assert b"auto" not in frame  # optional and unset: absent, not null
+    folded = PlayerActed(table_id="t1", hand_id="t1-7", seat=2, action="fold", amount=None)
+    assert json.loads(encode(folded))["amount"] is None  # nullable: always present
+    assert encode_frame(typed) == frame and as_dict(typed) == ACTED
+
+
+def test_a_frame_matching_its_declaration_validates() -> None:
+    assert isinstance(validate(dict(ACTED)), PlayerActed)
+    ok = {"type": "ok", "id": 3, "re": "top_up", "result": {"stack": 500, "pending": 0}}
+    assert isinstance(validate(ok), Ok)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"type": "player_jumped"},  # unknown type
+        {"seat": None},  # wrong type (not nullable)
+        {"seat": "2"},  # wrong type
+        {"all_in": 1},  # an int is not a bool
+        {"extra": 1},  # a field the declaration does not have
+        {"hand_id": ...},  # a required field missing
+    ],
+)
+def test_a_frame_unlike_its_declaration_is_refused(change: dict[str, Any]) -> None:
+    frame = {**ACTED, **change}
+    frame = {k: v for k, v in frame.items() if v is not ...}
+    with pytest.raises(FrameMismatch):
+        validate(frame)
+
+
+def test_an_ok_result_is_checked_against_its_request() -> None:
+    """The result of `top_up` is {stack, pending}: a missing or extra key is a mismatch."""
+    for result in ({"stack": 500}, {"stack": 500, "pending": 0, "bonus": 1}, []):
+        with pytest.raises(FrameMismatch):
+            validate({"type": "ok", "id": 1, "re": "top_up", "result": result})
+    register = {"entry": 1, "chips": 1500}
+    validate({"type": "ok", "id": 1, "re": "tournament_register", "result": register})
+    with pytest.raises(FrameMismatch):  # the old answer, {chips, action}, is not the doc's
+        validate(
+            {
+                "type": "ok",
+                "id": 1,
+                "re": "tournament_register",
+                "result": {"chips": 1, "action": "x"},
+            }
+        )
+
+
+def test_frames_stay_within_the_limit_and_json() -> None:
+    with pytest.raises(ValueError):
+        encode(PlayerActed(table_id="t" * MAX_FRAME, hand_id="h", seat=0, action="x", amount=1))
+    with pytest.raises(TypeError):
+        encode({"type": "x", "bad": object()})
+    legal = LegalView(fold=True, check=False, call=2, min_raise_to=4, max_raise_to=None)
+    assert json.loads(encode({"type": "x", "actions": legal}))["actions"]["max_raise_to"] is None
