@@ -1,0 +1,440 @@
+"""The `refunds` job: pays the T-18 refunds of every cancelled tournament, exactly once.
+
+For each tournament `cancelled` (by outage, too few players or staff), oldest first:
+
+1. **Plan** (one transaction, once): the stored state (`tournaments.store.load_stopped`) goes
+   through the pure `tournaments.director.refunds.outage_refunds`; each player's non-zero
+   components (fee, buy_in, pool_equal_share, pool_chip_share, next_prize, bounty) and the
+   house's (T-7 rounding, the overlay not shared) become `tournament_refunds` rows, each with
+   its source, destinations and ledger key `t:<tid>:refund:<player>:<component>` (P-2). Before
+   writing, every purchase's own transfer must be in the journal. Before each run's payments,
+   the prize pool and the bounty pool must hold exactly what the unpaid rows take out of them
+   (else the state and the ledger disagree, and nothing is paid: a refund never guesses).
+2. **Pay** (batches of `JobSettings.batch` rows, one transaction each): each row is one ledger
+   transfer (`transfer_on`, under a savepoint of its own) and is marked paid in the same
+   transaction. A job killed at any point has either committed a batch (rows paid, transfers
+   made) or not (neither): run again, it pays the rest and nothing twice. A refused transfer
+   leaves its row unpaid with the reason; the next run tries it again.
+3. **Done**: once no row is unpaid the tournament becomes `refunded` (in the last batch's
+   transaction).
+
+Where the money goes (T-3, T-16; docs/OPERATIONS.md):
+- what the player paid in and gets back (case 1's buy-in, fee and bounty part; cases 2 and 3's
+  fee) returns to the account each purchase was paid from: cash to the wallet, T$ to T$, and a
+  ticket's value to the ticket's account, whole again (T-3: the ticket back, not cash). In cases
+  2 and 3 only the fee of a ticket entry comes back, which is not a seat: it is paid as T$
+  (T-16: a seat's value that cannot be used as a seat is T$);
+- prize money (pool shares, next prize) and a current bounty in cases 2 and 3 go to the wallet,
+  as prizes and bounties do (tournaments/payout_runner.py, tournaments/director/bounties.py).
+Sources: `house_fees` for fees, the tournament's `prize_pool` for buy-ins and pool shares, its
+`bounty_pool` for bounties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from pokerroom.jobs.runner import JobContext, Work
+from pokerroom.ledger import accounts as ledger_accounts
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.ledger.errors import LedgerError
+from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind
+from pokerroom.ledger.posting import StaleIds
+from pokerroom.ledger.schema import accounts as accounts_table
+from pokerroom.ledger.transfers import Transfer, transfer_on
+from tournaments import store
+from tournaments.director.bounties import bounty_pool
+from tournaments.director.money import (
+    HOUSE_FEES,
+    HOUSE_OVERLAY,
+    HOUSE_ROUNDING,
+    TICKET,
+    Account,
+    house,
+    prize_pool,
+    tdollars,
+    wallet,
+)
+from tournaments.director.refunds import (
+    FeeRefund,
+    RefundPhase,
+    RefundPlan,
+    outage_refunds,
+)
+from tournaments.director.registration import Funding
+
+NAME = "refunds"
+PRIZE_COMPONENTS = ("pool_equal_share", "pool_chip_share", "next_prize")
+ROUNDING = "rounding"  # house row: T-7, what the per-player round-downs leave
+OVERLAY = "overlay"  # house row: T-18's guarantee clause, the overlay goes back
+
+
+def refund_key(tournament_id: str, player: str, component: str) -> str:
+    """The idempotency key of one refund component (P-2)."""
+    return f"t:{tournament_id}:refund:{player}:{component}"
+
+
+def _ref(account: Account, currency: str) -> str:
+    return str(AccountRef(AccountKind(account.kind), account.owner, currency))
+
+
+# --------------------------------------------------------------------------- the plan (pure)
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPlan:
+    """One tournament's refunds: the plan and its ledger rows."""
+
+    tournament_id: str
+    currency: str
+    reason: str
+    phase: RefundPhase
+    plan: RefundPlan | None
+    rows: tuple[store.RefundRow, ...]
+
+
+def plan_rows(stopped: store.StoppedTournament) -> TournamentPlan:
+    """T-18's plan for the stored state, as one row per transfer to make (no I/O)."""
+    record = stopped.record
+    tid, currency = record.id, record.currency
+    plan = outage_refunds(stopped.state, record.fee_refund)
+    by_player: dict[str, list[store.Payment]] = {}
+    for payment in stopped.payments:
+        by_player.setdefault(payment.player, []).append(payment)
+    rows: list[store.RefundRow] = []
+    for refund in plan.refunds:
+        payments = by_player.get(refund.player, [])
+        live = stopped.live_entry.get(refund.player)
+        for component, amount in refund.components():
+            if amount <= 0:
+                continue
+            source, destinations = _route(
+                tid, plan.phase, record.fee_refund, refund.player, component, amount, payments, live
+            )
+            rows.append(
+                store.RefundRow(
+                    refund.player,
+                    component,
+                    amount,
+                    _ref(source, currency),
+                    tuple((_ref(a, currency), n) for a, n in destinations),
+                    refund_key(tid, refund.player, component),
+                )
+            )
+    pool = prize_pool(tid)
+    overlay = min(plan.overlay_returned, record.overlay_posted)
+    for component, amount, target in (
+        (ROUNDING, plan.house_rounding, house(HOUSE_ROUNDING)),
+        (OVERLAY, overlay, house(HOUSE_OVERLAY)),
+    ):
+        if amount > 0:
+            rows.append(
+                store.RefundRow(
+                    store.HOUSE_ROW,
+                    component,
+                    amount,
+                    _ref(pool, currency),
+                    ((_ref(target, currency), amount),),
+                    refund_key(tid, store.HOUSE_ROW, component),
+                )
+            )
+    reason = record.cancel_reason or ""
+    return TournamentPlan(tid, currency, reason, plan.phase, plan, tuple(rows))
+
+
+def _route(
+    tid: str,
+    phase: RefundPhase,
+    fee_refund: FeeRefund,
+    player: str,
+    component: str,
+    amount: int,
+    payments: Sequence[store.Payment],
+    live_entry: int | None,
+) -> tuple[Account, list[tuple[Account, int]]]:
+    """The source of one component and where it goes (see the module docstring)."""
+    if component in PRIZE_COMPONENTS:
+        return prize_pool(tid), [(wallet(player), amount)]
+    if component == "bounty" and phase is not RefundPhase.NOT_STARTED:
+        return bounty_pool(tid), [(wallet(player), amount)]
+    source: Account
+    if component == "fee":
+        source = house(HOUSE_FEES)
+        if phase is RefundPhase.NOT_STARTED or fee_refund is FeeRefund.ALL_ENTRIES:
+            parts = [(p, p.fee) for p in payments]
+        else:
+            parts = [(p, p.fee) for p in payments if p.entry_no == live_entry]
+    elif component == "buy_in":
+        source = prize_pool(tid)
+        parts = [(p, p.buy_in) for p in payments]
+    elif component == "bounty":
+        source = bounty_pool(tid)
+        parts = [(p, p.bounty) for p in payments]
+    else:
+        raise store.StoreError(f"{player}: unknown refund component {component!r}")
+    destinations: dict[Account, int] = {}
+    for payment, part in parts:
+        if part > 0:
+            target = _paid_back_to(phase, player, payment)
+            destinations[target] = destinations.get(target, 0) + part
+    if sum(destinations.values()) != amount:
+        raise store.StoreError(
+            f"{player}: {component} of {amount} does not match the purchases that paid it"
+        )
+    return source, list(destinations.items())
+
+
+def _paid_back_to(phase: RefundPhase, player: str, payment: store.Payment) -> Account:
+    """Money paid in goes back where it came from (T-3); a part of a ticket comes as T$ (T-16)."""
+    if payment.funding is Funding.TDOLLARS:
+        return tdollars(player)
+    if payment.funding is Funding.TICKET:
+        if phase is RefundPhase.NOT_STARTED:
+            return Account(TICKET, payment.ticket_id)
+        return tdollars(player)
+    return wallet(player)
+
+
+# --------------------------------------------------------------------------- steps (blocking)
+
+
+class RefundRefused(Exception):
+    """The stored state and the ledger disagree: this tournament is not paid (staff look)."""
+
+
+def due(engine: Engine) -> tuple[str, ...]:
+    """Tournaments cancelled and not yet refunded, oldest first."""
+    return read(engine, lambda conn: store.tournaments_with_status(conn, store.CANCELLED))
+
+
+def _balance(conn: Connection, account: str) -> int:
+    """An account's balance read on `conn` (0 if it was never opened)."""
+    ref = AccountRef.parse(account)
+    query = sa.select(accounts_table.c.balance).where(
+        accounts_table.c.kind == ref.kind.value,
+        accounts_table.c.owner == ref.owner,
+        accounts_table.c.currency == ref.currency,
+    )
+    return int(conn.execute(query).scalar() or 0)
+
+
+def _check_pools(
+    conn: Connection, tid: str, currency: str, rows: Sequence[store.RefundRow]
+) -> None:
+    """The pools hold exactly what the unpaid rows take out of them, or nothing is paid."""
+    needed: dict[str, int] = {}
+    for row in rows:
+        if not row.paid:
+            needed[row.source] = needed.get(row.source, 0) + row.amount
+    for pool in (prize_pool(tid), bounty_pool(tid)):
+        name = _ref(pool, currency)
+        held = _balance(conn, name)
+        if held != needed.get(name, 0):
+            raise RefundRefused(
+                f"{name} holds {held} but the unpaid refunds take {needed.get(name, 0)} "
+                "from it: the stored state and the ledger disagree; nothing paid"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A tournament ready to pay: its unpaid rows (the plan is stored)."""
+
+    tournament_id: str
+    currency: str
+    unpaid: tuple[store.RefundRow, ...]
+    refunded: bool  # nothing (left) to pay: now `refunded`
+
+
+def prepare(engine: Engine, tournament_id: str, now_ms: int) -> Prepared:
+    """Write the plan if there is none yet, check the pools, and list what is left to pay."""
+
+    def work(conn: Connection) -> Prepared:
+        record = store.load_tournament(conn, tournament_id)
+        if record is None or record.status != store.CANCELLED:
+            return Prepared(tournament_id, "", (), False)  # someone else finished it
+        rows = store.load_refunds(conn, tournament_id)
+        if not rows:
+            missing = store.unpaid_keys(conn, tournament_id)
+            if missing:
+                raise RefundRefused(
+                    f"{len(missing)} purchase(s) have no transfer in the ledger, e.g. "
+                    f"{missing[0]}: the state says money was paid that the ledger never got"
+                )
+            planned = plan_rows(store.load_stopped(conn, tournament_id))
+            store.add_refunds(conn, tournament_id, planned.rows, now_ms)
+            rows = store.load_refunds(conn, tournament_id)
+        unpaid = tuple(r for r in rows if not r.paid)
+        _check_pools(conn, tournament_id, record.currency, rows)
+        if not unpaid:
+            store.mark_refunded(conn, tournament_id, now_ms)
+            return Prepared(tournament_id, record.currency, (), True)
+        return Prepared(tournament_id, record.currency, unpaid, False)
+
+    return in_transaction(engine, work)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What one batch did."""
+
+    paid: tuple[tuple[store.RefundRow, Transfer], ...] = ()
+    refused: tuple[tuple[store.RefundRow, str], ...] = ()
+    refunded: bool = False
+
+
+def _post(conn: Connection, tid: str, currency: str, row: store.RefundRow) -> Transfer:
+    """One component as one transfer, under a savepoint so that a refusal undoes only it."""
+    house_row = row.player == store.HOUSE_ROW
+    kind = TransferKind.REFUND
+    if house_row:
+        kind = TransferKind.ROUNDING if row.component == ROUNDING else TransferKind.OVERLAY
+    memo = f"T-18 refund: {row.component}" if not house_row else f"T-18 {row.component} to house"
+    lines = [(row.source, -row.amount), *row.destinations]
+    for attempt in range(2):
+        try:
+            with conn.begin_nested():
+                return transfer_on(
+                    conn,
+                    key=row.ledger_key,
+                    kind=kind,
+                    currency=currency,
+                    postings=lines,
+                    reference=f"tournament:{tid}",
+                    memo=memo,
+                )
+        except StaleIds:  # a cached account id went stale: read the ids again
+            ledger_accounts.forget_cached_ids(conn.engine)
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def pay_batch(
+    engine: Engine,
+    tournament_id: str,
+    currency: str,
+    rows: Sequence[store.RefundRow],
+    now_ms: int,
+) -> Batch:
+    """Pay `rows`, each one transfer marked paid in this same transaction; done: `refunded`."""
+
+    def work(conn: Connection) -> Batch:
+        paid: list[tuple[store.RefundRow, Transfer]] = []
+        refused: list[tuple[store.RefundRow, str]] = []
+        for row in rows:
+            try:
+                made = _post(conn, tournament_id, currency, row)
+            except LedgerError as exc:
+                message = f"{exc.code}: {exc}"
+                store.mark_refund_refused(conn, tournament_id, row.player, row.component, message)
+                refused.append((row, message))
+                continue
+            store.mark_refund_paid(conn, tournament_id, row.player, row.component, made.id, now_ms)
+            paid.append((row, made))
+        refunded = False
+        if store.unpaid_refunds(conn, tournament_id) == 0:
+            refunded = store.mark_refunded(conn, tournament_id, now_ms)
+        return Batch(tuple(paid), tuple(refused), refunded)
+
+    return in_transaction(engine, work)
+
+
+# --------------------------------------------------------------------------- the job
+
+
+@dataclass
+class RefundsJob:
+    """Pays the T-18 refunds of every cancelled tournament (see the module docstring)."""
+
+    name: str = NAME
+    batch: int | None = None  # components per transaction; None: the settings'
+
+    def steps(self, ctx: JobContext) -> Generator[Work, Any, None]:
+        """Plan, pay in batches, mark refunded; one tournament's failure does not stop others."""
+        size = self.batch or ctx.settings.batch
+        result = ctx.result
+        tournament_ids: tuple[str, ...] = yield due
+        for tid in tournament_ids:
+            try:
+                ready: Prepared = yield partial(prepare, tournament_id=tid, now_ms=ctx.now_ms())
+                pending = list(ready.unpaid)
+                refused = 0
+                for start in range(0, len(pending), size):
+                    chunk = pending[start : start + size]
+                    done: Batch = yield partial(
+                        pay_batch,
+                        tournament_id=tid,
+                        currency=ready.currency,
+                        rows=chunk,
+                        now_ms=ctx.now_ms(),
+                    )
+                    for row, made in done.paid:
+                        if not made.replayed:
+                            result.transfers += 1
+                            if row.player != store.HOUSE_ROW:
+                                result.paid(ready.currency, row.amount)
+                    refused += len(done.refused)
+                    for row, message in done.refused:
+                        result.errors.append((f"{tid}/{row.player}/{row.component}", message))
+                    ctx.say(f"{tid}: paid {start + len(chunk) - refused} of {len(pending)}")
+                    if done.refunded:
+                        ready = Prepared(tid, ready.currency, (), True)
+                if ready.refunded:
+                    result.tournaments.append(tid)
+                    ctx.say(f"{tid}: refunded")
+            except (store.StoreError, RefundRefused, LedgerError, ValueError) as exc:
+                result.errors.append((tid, f"{type(exc).__name__}: {exc}"))
+                ctx.say(f"{tid}: not refunded: {exc}")
+
+
+# --------------------------------------------------------------------------- dry run
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """One due tournament as a dry run sees it: its rows (stored or computed) or why not."""
+
+    tournament_id: str
+    currency: str = ""
+    reason: str = ""
+    phase: str = ""
+    rows: tuple[store.RefundRow, ...] = ()
+    stored: bool = False  # the plan was already written by an earlier run
+    error: str | None = None
+    pools: Mapping[str, int] = field(default_factory=dict)
+
+
+def preview(engine: Engine) -> tuple[Preview, ...]:
+    """What a run would pay now, moving and writing nothing."""
+
+    def one(conn: Connection, tid: str) -> Preview:
+        record = store.load_tournament(conn, tid)
+        assert record is not None
+        reason = record.cancel_reason or ""
+        try:
+            stopped = store.load_stopped(conn, tid)
+            phase = stopped.state.phase.value
+            rows = store.load_refunds(conn, tid)
+            stored = bool(rows)
+            if not stored:
+                rows = plan_rows(stopped).rows
+            missing = () if stored else store.unpaid_keys(conn, tid)
+            if missing:
+                raise RefundRefused(f"{len(missing)} purchase(s) have no transfer in the ledger")
+            _check_pools(conn, tid, record.currency, rows)
+        except (store.StoreError, RefundRefused, ValueError) as exc:
+            return Preview(tid, record.currency, reason, error=f"{type(exc).__name__}: {exc}")
+        return Preview(tid, record.currency, reason, phase, rows, stored)
+
+    def work(conn: Connection) -> tuple[Preview, ...]:
+        ids = store.tournaments_with_status(conn, store.CANCELLED)
+        return tuple(one(conn, tid) for tid in ids)
+
+    return read(engine, work)
