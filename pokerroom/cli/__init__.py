@@ -19,6 +19,10 @@ def _register() -> None:
 
     for command in engine_cmds.COMMANDS:
         main.add_command(command)
+    from pokerroom.cli import jobs_cmds
+
+    for command in jobs_cmds.COMMANDS:
+        main.add_command(command)
     from pokerroom.cli import ledger_cmds
 
     for command in ledger_cmds.COMMANDS:
