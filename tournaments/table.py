@@ -6,7 +6,7 @@ hand (`HandResult`: final stacks and the knockouts of T-9/T-14). Seats come from
 room's one planner, `pokerroom.table.positions.plan_hand` (dead button; every tournament seat is
 dealt in, T-12). The hand itself — shuffle, clock and time bank, check-or-fold, the frames each
 player may see — is the `HandDriver`'s, the same as at a cash table (docs/ARCHITECTURE.md rule
-13). Clients see the table as `<tournament_id>/<table number>`, seats numbered from 0 like every
+13). Clients see the table as `<tournament_id>.<table number>`, seats numbered from 0 like every
 table (docs/PROTOCOL.md section 6). Chips are not money: nothing here touches the ledger.
 """
 
@@ -61,8 +61,8 @@ class NoFrames:
 
 
 def wire_id(tournament_id: str, table_id: int) -> str:
-    """The table's `table_id` in frames: `<tournament_id>/<table number>`."""
-    return f"{tournament_id}/{table_id}"
+    """The table's `table_id` in frames: `<tournament_id>.<table number>`."""
+    return f"{tournament_id}.{table_id}"
 
 
 class TournamentTable:

@@ -42,6 +42,8 @@ from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
 from pokerroom.server.replies import Replies
 from pokerroom.server.replies import ledger_key as replies_ledger_key
+from pokerroom.table.errors import NOT_A_CASH_TABLE
+from pokerroom.table.views import WatchedTable
 
 if TYPE_CHECKING:
     from pokerroom.cash import TableActor
@@ -178,18 +180,39 @@ class Lobby:
         )
 
     def _audience(self, table_id: str) -> set[str]:
-        actor = self.tables.get(table_id)
+        actor: WatchedTable | None = self.tables.get(table_id)
+        if actor is None:
+            actor = self._tournament_table(table_id)
         return actor.audience if actor is not None else set()  # the actor builds a new set
 
     def _actor(self, table_id: str) -> TableActor:
+        """The cash table `table_id` (buy-ins, top-ups, sitting out and leaving are cash's)."""
         actor = self.tables.get(table_id)
         if actor is None:
+            if self._tournament_table(table_id) is not None:
+                raise ProtocolError(NOT_A_CASH_TABLE, f"{table_id!r} is a tournament table")
             raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
         return actor
 
+    def _tournament_table(self, table_id: str) -> WatchedTable | None:
+        desk = self.tournament_desk
+        return None if desk is None else desk.table(table_id)
+
+    def _table(self, table_id: str) -> WatchedTable:
+        """Any table: a cash table, or a running tournament's (`<tournament_id>.<n>`)."""
+        table: WatchedTable | None = self.tables.get(table_id)
+        if table is None:
+            table = self._tournament_table(table_id)
+        if table is None:
+            raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
+        return table
+
     def open_tables(self, player: str) -> list[str]:
-        """The tables the player has open (watches or sits at), sorted."""
-        return sorted(t for t, actor in self.tables.items() if player in actor.audience)
+        """The tables the player has open (watches or sits at), sorted; tournament tables
+        count too (C-1)."""
+        cash = [t for t, actor in self.tables.items() if player in actor.audience]
+        desk = self.tournament_desk
+        return sorted(cash + desk.open_tables(player)) if desk is not None else sorted(cash)
 
     def _check_cap(self, player: str, client_kind: str, table_id: str) -> bool:
         """C-1: may `player` open `table_id`? True if it was not open (nor opening) before."""
@@ -215,14 +238,14 @@ class Lobby:
         """After login/resume: every open table resends its snapshot to the player (C-14)."""
         tables = self.open_tables(player)
         for table_id in tables:
-            self._quietly(self.tables[table_id].reconnected, player, table_id)
+            self._quietly(self._table(table_id).reconnected, player, table_id)
         return tables
 
     def disconnected(self, player: str) -> None:
         """The player dropped: seats are kept, clocks run on (C-14)."""
         self.subscribers.discard(player)
         for table_id in self.open_tables(player):
-            self._quietly(self.tables[table_id].disconnected, player, table_id)
+            self._quietly(self._table(table_id).disconnected, player, table_id)
 
     def _quietly(self, method: Callable[[str], object], player: str, table_id: str) -> None:
         def failed(failure: Failure) -> None:
@@ -274,13 +297,13 @@ class Lobby:
         return Empty()
 
     def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[Observed]:
-        actor = self._actor(table_id)
+        actor = self._table(table_id)
         self._check_cap(player.name, kind, table_id)
         d = maybeDeferred(actor.observe, player.name)
         return d.addCallback(lambda snapshot: Observed(snapshot=snapshot_of(snapshot)))
 
     def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[Empty]:
-        actor = self._actor(table_id)
+        actor = self._table(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"table {table_id} is not open")
         return maybeDeferred(actor.unobserve, player.name).addCallback(_nothing)
@@ -321,13 +344,13 @@ class Lobby:
     def _on_act(
         self, player: Player, kind: str, table_id: str, action: str, amount: int | None = None
     ) -> Answer:
-        return _answer(self._actor(table_id).act(player.name, action, amount))
+        return _answer(self._table(table_id).act(player.name, action, amount))
 
     def _on_leave(self, player: Player, kind: str, table_id: str) -> Answer:
         return _answer(self._actor(table_id).leave(player.name))
 
     def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred[Empty]:
-        actor = self._actor(table_id)
+        actor = self._table(table_id)
         if player.name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
         d = self.chat.post(
