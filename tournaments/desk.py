@@ -10,18 +10,42 @@ view of the hand (own hole cards only, C-15), `tournament_seat` on moves (T-10) 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
+
+from twisted.internet.interfaces import IDelayedCall
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import Frame, LegalView
 from pokerroom.protocol.messages import Request
-from tournaments.director import errors as director_errors
+from pokerroom.protocol.results import Empty
+from pokerroom.protocol.tournament_messages import (
+    ChipsBought,
+    Entered,
+    TournamentActionRequest,
+    TournamentCancelled,
+    TournamentFinish,
+    TournamentLobby,
+    TournamentLobbyUpdate,
+    TournamentPlace,
+    TournamentResults,
+    TournamentSeat,
+    TournamentStatusAnswer,
+    TournamentStatusEvent,
+    TournamentSummary,
+    Unregistered,
+)
+from pokerroom.server.replies import ledger_key
+from tournaments import lobby_view
 from tournaments.director.balancing import SeatMove
-from tournaments.director.entries import prize_pool_status
-from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Funding
 from tournaments.floor import Players
+from tournaments.frames import TableFrames, find_table, open_tables
 from tournaments.table import TournamentTable
+
+#: Knockouts within this many seconds share one `tournament_status` push.
+KNOCKOUT_PUSH_SECONDS = 5.0
 
 if TYPE_CHECKING:
     from pokerroom.server.lobby import Answer
@@ -37,8 +61,11 @@ class Messenger(Protocol):
     present (T-12: who is connected).
     """
 
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
+    def send(self, player_id: str, message: Frame) -> None:
         """Deliver `message` to `player_id`; never raises into the tournament."""
+
+    def send_all(self, players: Iterable[str], message: Frame) -> None:
+        """Deliver one message to several players (encoded once)."""
 
 
 class TournamentDesk(Players):
@@ -47,8 +74,27 @@ class TournamentDesk(Players):
     def __init__(self, hub: Messenger) -> None:
         self.hub = hub
         self.scheduler: TournamentScheduler | None = None
+        #: Who gets `tournament_lobby_update`: the lobby's subscribers (set by the room).
+        self.watchers: set[str] = set()
+        #: Knockout pushes wait this long, so a busy field sends one status, not one per bust.
+        self.push_seconds = KNOCKOUT_PUSH_SECONDS
+        self._push_later: dict[str, IDelayedCall] = {}
 
     # ------------------------------------------------------------------ requests
+
+    def table(self, table_id: str) -> TournamentTable | None:
+        """A running tournament's table by its frame id `<tournament_id>.<n>` (for the lobby)."""
+        scheduler = self.scheduler
+        return None if scheduler is None else find_table(scheduler.actors, table_id)
+
+    def open_tables(self, player: str) -> list[str]:
+        """The tournament tables the player sits at or watches (C-1, C-14)."""
+        scheduler = self.scheduler
+        return [] if scheduler is None else open_tables(scheduler.actors, player)
+
+    def table_frames(self) -> TableFrames:
+        """Where tournament tables' section 6 events go: through the hub."""
+        return TableFrames(self.hub, self.table)
 
     def _actor(self, tournament_id: str) -> TournamentActor:
         scheduler = self.scheduler
@@ -56,84 +102,104 @@ class TournamentDesk(Players):
         if scheduler is not None:
             actor = scheduler.actors.get(tournament_id) or scheduler.finished.get(tournament_id)
         if actor is None:
-            raise DirectorError(director_errors.NOT_REGISTERED, f"no tournament {tournament_id}")
+            raise ProtocolError(
+                errors.UNKNOWN_TOURNAMENT, f"no tournament {errors.excerpt(tournament_id)}"
+            )
         return actor
 
     def handle(self, player: str, request: Request) -> Answer:
-        """Run one `tournament_*` request for `player`; the `ok` result or a Deferred of it."""
+        """Run one `tournament_*` request for `player`; the `ok` result or a Deferred of it.
+
+        A money request's `key` (P-2) becomes the ledger key `request:<player>:<key>`: the
+        lobby answers a retry from memory, and the ledger never moves its money twice.
+        """
         args = dict(request.args)
         name = request.name
         if name == "tournament_list":
-            return {"tournaments": self.lobby_lines()}
+            return TournamentLobby(tournaments=self.lobby_lines())
         actor = self._actor(args.pop("tournament_id"))
+        client_key = args.get("key")
+        key = None if client_key is None else ledger_key(player, client_key)
         if name == "tournament_status_request":
-            return {"status": self.status(actor)}
+            return TournamentStatusAnswer(status=lobby_view.status(actor))
         if name == "tournament_register":
             funding = Funding(args.get("funding", "cash"))
             ticket = args.get("ticket_id", "")
-            return actor.register(player, funding, ticket).addCallback(_granted)
+            d = actor.register(player, funding, ticket, key=key)
+            return d.addCallback(self._entered, actor, player)
         if name == "tournament_unregister":
-            return actor.unregister(player).addCallback(lambda _: {"refunded": True})
+            return actor.unregister(player).addCallback(self._unregistered, actor)
         if name == "tournament_reenter":
-            return actor.reenter(player).addCallback(_granted)
+            return actor.reenter(player, key=key).addCallback(self._entered, actor, player)
         if name == "tournament_rebuy":
-            return actor.rebuy(player).addCallback(_granted)
+            return actor.rebuy(player, key=key).addCallback(self._bought, actor)
         if name == "tournament_addon":
-            return actor.addon(player).addCallback(_granted)
+            return actor.addon(player, key=key).addCallback(self._bought, actor)
         if name == "tournament_act":
             actor.act(player, args["action"], args.get("amount"))
-            return {}
+            return Empty()
         if name == "tournament_sit_out":
             actor.set_presence(player, connected=True, sitting_out=args["sitting_out"])
-            return {}
+            return Empty()
         raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the desk does not handle {name}")
 
-    def lobby_lines(self) -> list[dict[str, Any]]:
+    def _entered(self, decision: Decision, actor: TournamentActor, player: str) -> Entered:
+        """`{entry, chips}` of a registration or re-entry; the lobby line changed."""
+        self.changed(actor, "entries")
+        record = decision.state.players.get(player)
+        return Entered(entry=record.entries if record is not None else 1, chips=decision.chips)
+
+    def _bought(self, decision: Decision, actor: TournamentActor) -> ChipsBought:
+        """`{chips}` of a rebuy or add-on; the prize pool changed."""
+        self.changed(actor, "entries")
+        return ChipsBought(chips=decision.chips)
+
+    def _unregistered(self, decision: Decision, actor: TournamentActor) -> Unregistered:
+        self.changed(actor, "entries")
+        return Unregistered(refunded=True)
+
+    def lobby_lines(self) -> list[TournamentSummary]:
         """One summary per open tournament (`tournament_list`)."""
         scheduler = self.scheduler
         if scheduler is None:
             return []
-        return [self.summary(actor) for _, actor in sorted(scheduler.actors.items())]
+        return [lobby_view.summary(actor) for _, actor in sorted(scheduler.actors.items())]
 
-    def summary(self, actor: TournamentActor) -> dict[str, Any]:
-        """A tournament's lobby line."""
-        settings = actor.settings
-        return {
-            "tournament_id": actor.tid,
-            "kind": "sit_and_go" if actor.config.sit_and_go else "mtt",
-            "status": actor.status,
-            "starts_at": settings.starts_at,
-            "buy_in": settings.buy_in,
-            "fee": settings.fee,
-            "entries": actor.state.entries,
-            "max_entries": settings.max_entries,
-            "guarantee": settings.guarantee,
-        }
+    def summary(self, actor: TournamentActor) -> TournamentSummary:
+        """A tournament's lobby line (T-1, T-5, T-11)."""
+        return lobby_view.summary(actor)
 
-    def status(self, actor: TournamentActor) -> dict[str, Any]:
-        """What `tournament_status` carries (T-6, T-11)."""
-        line = self.summary(actor)
-        if actor.status == "running":
-            level = actor.floor.level()
-            now = actor.clock.seconds()
-            left = actor.players_left()
-            line.update(
-                level=level.index + 1,
-                small_blind=level.level.small_blind,
-                big_blind=level.level.big_blind,
-                ante=level.level.ante,
-                next_level_in=None if level.ends_at is None else round(level.ends_at - now),
-                next_break_in=0 if level.on_break else (
-                    None if level.next_break_at is None else round(level.next_break_at - now)
-                ),
-                players_left=left,
-                average_stack=actor.chips_issued // max(1, left),
-            )  # fmt: skip
-        pool = prize_pool_status(actor.settings, actor.state)
-        line["prize_pool"] = pool.total
-        line["payouts"] = list(actor.prizes.amounts) if actor.prizes is not None else None
-        line["hand_for_hand"] = actor.status == "running" and actor.floor._h4h()
-        return line
+    def status(self, actor: TournamentActor) -> TournamentStatusEvent:
+        """The `tournament_status` message (T-6, T-11)."""
+        return lobby_view.status(actor)
+
+    # ------------------------------------------------------------------ pushes
+
+    def changed(self, actor: TournamentActor, why: str) -> None:
+        """The actor's status changed: tell lobby watchers, and registered players (§9).
+
+        Lobby watchers get `tournament_lobby_update` on every change. Registered players get
+        `tournament_status` at once at the start, a level change or break, the money and the
+        end; after knockouts within `push_seconds` (one status for a burst of busts); not for
+        registrations (the lobby line says those).
+        """
+        if self.watchers:
+            self.hub.send_all(self.watchers, TournamentLobbyUpdate(tournament=self.summary(actor)))
+        if why in ("opened", "entries"):
+            return
+        if why == "knockout" and self.push_seconds > 0:
+            if actor.tid not in self._push_later:
+                later = actor.clock.callLater(self.push_seconds, self._push_status, actor)
+                self._push_later[actor.tid] = later
+            return
+        self._push_status(actor)
+
+    def _push_status(self, actor: TournamentActor) -> None:
+        """`tournament_status` to every registered player (encoded once)."""
+        waiting = self._push_later.pop(actor.tid, None)
+        if waiting is not None and waiting.active():
+            waiting.cancel()
+        self.hub.send_all(sorted(actor.state.players), self.status(actor))
 
     # ------------------------------------------------------------------ Players
 
@@ -148,48 +214,45 @@ class TournamentDesk(Players):
         index = hand.actor
         legal = hand.legal_actions(index)
         assert legal is not None
-        self.hub.send(
-            entry,
-            {
-                "type": "tournament_action_request",
-                "tournament_id": table.tournament_id,
-                "hand_id": table.hand_id,
-                "table": table.table_id,
-                "hole_cards": list(hand.holes[index] or ()),
-                "board": list(hand.board),
-                "stacks": dict(zip(table.order, hand.stacks, strict=True)),
-                "pot": hand.pot_total(),
-                "actions": {
-                    "fold": legal.can_fold,
-                    "call": legal.call_amount,
-                    "min_raise_to": legal.min_raise_to,
-                    "max_raise_to": legal.max_raise_to,
-                },
-            },
+        request = TournamentActionRequest(
+            tournament_id=table.tournament_id,
+            hand_id=table.hand_id,
+            table=table.table_id,
+            hole_cards=list(hand.holes[index] or ()),
+            board=list(hand.board),
+            stacks=dict(zip(table.order, hand.stacks, strict=True)),
+            pot=hand.pot_total(),
+            actions=LegalView(
+                fold=legal.can_fold,
+                check=legal.call_amount == 0,
+                call=legal.call_amount,
+                min_raise_to=legal.min_raise_to,
+                max_raise_to=legal.max_raise_to,
+            ),
         )
+        self.hub.send(entry, request)
 
     def ended(self, actor: TournamentActor) -> None:
         """`tournament_results` (T-8) or `tournament_cancelled` (T-1) to everyone registered."""
-        players = sorted(actor.state.players)
+        waiting = self._push_later.pop(actor.tid, None)
+        if waiting is not None and waiting.active():
+            waiting.cancel()
+        message: TournamentCancelled | TournamentResults
         if actor.status == "cancelled":
-            message: dict[str, Any] = {
-                "type": "tournament_cancelled",
-                "tournament_id": actor.tid,
-                "reason": "too few entries at the start",
-            }
+            message = TournamentCancelled(
+                tournament_id=actor.tid, reason="too few entries at the start"
+            )
         else:
             results = sorted(actor.results, key=lambda r: (r.place, r.entry))
-            message = {
-                "type": "tournament_results",
-                "tournament_id": actor.tid,
-                "prize_pool": actor.payouts.pool_total,
-                "results": [
-                    {"player": r.entry, "place": r.place, "tied": r.tied, "prize": r.prize}
+            message = TournamentResults(
+                tournament_id=actor.tid,
+                prize_pool=actor.payouts.pool_total,
+                results=[
+                    TournamentPlace(player=r.entry, place=r.place, tied=r.tied, prize=r.prize)
                     for r in results
                 ],
-            }
-        for player in players:
-            self.hub.send(player, message)
+            )
+        self.hub.send_all(sorted(actor.state.players), message)
 
     def for_tournament(self, tournament_id: str) -> TournamentPlayers:
         """The `Players` of one tournament's actor: messages name the tournament."""
@@ -209,33 +272,26 @@ class TournamentPlayers(Players):
 
     def moved(self, move: SeatMove) -> None:
         """`tournament_seat`: the moved player is told before their new table's next hand."""
-        self.desk.hub.send(
-            move.entry,
-            {
-                "type": "tournament_seat",
-                "tournament_id": self.tournament_id,
-                "table": move.to_table,
-                "seat": move.to_seat,
-                "reason": move.reason.value,
-                "from_table": move.from_table,
-            },
+        seat = TournamentSeat(
+            tournament_id=self.tournament_id,
+            table=move.to_table,
+            seat=move.to_seat - 1,  # frames number seats from 0 (the director from 1)
+            reason=move.reason.value,
+            from_table=move.from_table,
         )
+        self.desk.hub.send(move.entry, seat)
+
+    def table_frames(self) -> TableFrames:
+        """The tables' section 6 events, through the desk's hub."""
+        return self.desk.table_frames()
 
     def finished(self, result: Result) -> None:
         """`tournament_finish`: place, prize and who busted the player (T-9)."""
-        self.desk.hub.send(
-            result.entry,
-            {
-                "type": "tournament_finish",
-                "tournament_id": self.tournament_id,
-                "place": result.place,
-                "tied": result.tied,
-                "prize": result.prize,
-                "busted_by": list(result.busted_by),
-            },
+        finish = TournamentFinish(
+            tournament_id=self.tournament_id,
+            place=result.place,
+            tied=result.tied,
+            prize=result.prize,
+            busted_by=list(result.busted_by),
         )
-
-
-def _granted(decision: Decision) -> dict[str, Any]:
-    """The `ok` result of an entry, rebuy or add-on."""
-    return {"chips": decision.chips, "action": decision.action}
+        self.desk.hub.send(result.entry, finish)

@@ -1,8 +1,9 @@
-"""What the table tells its audience: engine events as protocol dicts, and snapshots (C-15).
+"""What a table tells its audience: engine events as protocol dicts, and hand views (C-15).
 
-Every message is a plain JSON-able dict `{"type": ..., "table_id": ..., ...}` as listed in
-docs/design/room.md. A `Delivery` names its one receiver, or None for the whole audience;
-hole cards are only ever addressed to their holder (C-15).
+Shared by cash and tournament tables. Every message is a plain JSON-able dict
+`{"type": ..., "table_id": ..., ...}` as docs/PROTOCOL.md section 6 lists them, seats numbered
+from 0. A `Delivery` names its one receiver, or None for the whole audience; hole cards are
+only ever addressed to their holder (C-15).
 """
 
 from __future__ import annotations
@@ -26,6 +27,44 @@ class TableListener(Protocol):
 
     def broadcast(self, table_id: str, message: Message, exclude: set[str] = ...) -> None:
         """Deliver `message` to the table's audience (its `audience` set) except `exclude`."""
+        ...
+
+
+class WatchedTable(Protocol):
+    """What the lobby reads and asks of any table, cash or tournament (C-1, C-13, C-14)."""
+
+    @property
+    def audience(self) -> set[str]:
+        """Who receives the table's public events: its players and observers."""
+        ...
+
+    @property
+    def hand_running(self) -> bool:
+        """Whether a hand is being dealt or played (C-13)."""
+        ...
+
+    def in_hand(self, player_id: str) -> bool:
+        """Whether the player holds live cards in the running hand (C-13)."""
+        ...
+
+    def observe(self, player_id: str) -> dict[str, Any]:
+        """Start receiving the table's public events; the snapshot."""
+        ...
+
+    def unobserve(self, player_id: str) -> dict[str, Any]:
+        """Stop receiving them (`still_seated` for a player with a seat)."""
+        ...
+
+    def act(self, player_id: str, action: str, amount: int | None = None) -> dict[str, Any]:
+        """A betting action of the player whose turn it is."""
+        ...
+
+    def disconnected(self, player_id: str) -> None:
+        """C-14: the player dropped; the seat stays, the clock runs."""
+        ...
+
+    def reconnected(self, player_id: str) -> dict[str, Any]:
+        """C-14: the snapshot again, and the action request if it is the player's turn."""
         ...
 
 
