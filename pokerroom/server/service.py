@@ -24,6 +24,7 @@ from twisted.internet.task import LoopingCall
 
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatService
+from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
 from pokerroom.protocol.session import RoomFactory
@@ -111,6 +112,9 @@ class RoomService(MultiService):
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
+        #: Scheduled jobs (T-18 refunds) on `[jobs]` intervals; they stop before the ledger.
+        self.jobs = JobService(reactor, self.ledger, settings.jobs)
+        Service.setServiceParent(self.jobs, self)
         self.chat = ChatService(reactor, self.ledger, settings.chat)
         self.store = HandStore(self.ledger)
         self.policies = RoomPolicies(self.store)
@@ -191,6 +195,7 @@ class RoomService(MultiService):
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():
             actor.close()
+        waits.append(self.jobs.close())  # a job run's last step (its row, its lock) first
 
         def stop_children(_: object) -> Deferred[Any]:
             stopping: Deferred[Any] = MultiService.stopService(self)  # the ledger stops last

@@ -10,6 +10,7 @@ from typing import Any
 
 from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
+from pokerroom.jobs.runner import JobSettings
 from pokerroom.protocol.session import SessionSettings
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
@@ -17,7 +18,17 @@ from pokerroom.server.throttle import LoginLimits
 
 #: The checkout's config/room.toml (beside migrations/).
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "room.toml"
-SECTIONS = ("server", "session", "table_caps", "accounts", "dev", "chat", "tables", "tournaments")
+SECTIONS = (
+    "server",
+    "session",
+    "table_caps",
+    "accounts",
+    "dev",
+    "chat",
+    "tables",
+    "tournaments",
+    "jobs",
+)
 
 
 class SettingsError(ValueError):
@@ -43,6 +54,8 @@ class RoomSettings:
     #: The tournament schedule file (`[tournaments] schedule`); None: the built-in one
     #: (config/tournaments/schedule/schedule.toml); "": no tournaments.
     schedule: str | None = None
+    #: `[jobs]`: how often `serve` runs each scheduled job (docs/OPERATIONS.md).
+    jobs: JobSettings = field(default_factory=JobSettings)
 
 
 def _only(section: str, values: Mapping[str, Any], known: set[str]) -> None:
@@ -94,7 +107,12 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         chat = ChatRules.from_mapping(data.get("chat", {}))
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"[chat]: {exc}") from None
+    try:
+        jobs = JobSettings.from_mapping(data.get("jobs", {}))
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[jobs]: {exc}") from None
     return RoomSettings(
+        jobs=jobs,
         host=server.get("host", "0.0.0.0"),
         port=int(server.get("port", 9999)),
         currency=currency,

@@ -65,7 +65,7 @@ def test_ledger_is_the_first_service_and_stops_last(tmp_path: Path) -> None:
 
     room = RoomService(Clock(), f"sqlite:///{tmp_path / 'x.sqlite'}", load_settings())
     names = [service.name for service in room]
-    assert names[0] == "ledger" and names == ["ledger", "accounts"]
+    assert names[0] == "ledger" and names == ["ledger", "accounts", "jobs"]
     room.ledger.engine.dispose()
 
 

@@ -84,7 +84,7 @@ def test_serve_runs_the_schedule_after_the_ledger(tmp_path: Path):
 
     url = f"sqlite:///{tmp_path / 'x.sqlite'}"
     room = RoomService(Clock(), url, load_settings(), schedule=load_schedule())
-    assert [service.name for service in room] == ["ledger", "accounts", "tournaments"]
+    assert [service.name for service in room] == ["ledger", "accounts", "tournaments", "jobs"]
     room.ledger.engine.dispose()
 
 

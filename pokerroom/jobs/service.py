@@ -1,0 +1,186 @@
+"""`pokerroom serve` runs due jobs itself: a service in the room's tree, on the reactor's clock.
+
+Each job with an interval (`[jobs]` in config/room.toml) runs every interval. Its steps go one
+at a time through the ledger's money lane (`LedgerService.run`), so a refund run never holds
+the database for long: cash tables' money interleaves with its batches. A run still going when
+the next is due is not doubled. The same lock as the CLI's keeps one runner at a time across
+processes and servers, so `serve` and a cron job can both be set up.
+
+Stopping (`close`, which the room awaits before it stops the ledger): the timers stop; a run
+in progress finishes the step in flight (its transfers count), then gets `Stopping`, and its
+last step completes the run row as `stopped` and releases the lock. The next run goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import structlog
+from twisted.application.service import Service
+from twisted.internet.defer import Deferred, DeferredList, fail, succeed
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
+
+from pokerroom.jobs.lock import runner_name
+from pokerroom.jobs.refunds import RefundsJob
+from pokerroom.jobs.runner import Job, JobContext, JobSettings, RunReport, Stopping, Work, job_run
+from pokerroom.ledger import LedgerService
+
+log = structlog.get_logger("pokerroom.jobs")
+
+
+class _Drive:
+    """Drives a run's steps through the ledger's money lane, one step at a time."""
+
+    def __init__(self, ledger: LedgerService, steps: Any) -> None:
+        self.ledger = ledger
+        self.steps = steps
+        self.finished = False
+        self.outcome: RunReport | Failure | None = None
+        self._waiters: list[Deferred[RunReport]] = []
+        self._stopping = False  # asked to stop: `Stopping` goes in instead of the next step
+
+    def start(self) -> None:
+        """Submit the first step."""
+        self._advance(lambda: next(self.steps))
+
+    def wait(self) -> Deferred[RunReport]:
+        """A Deferred that fires with the run's report (or its failure)."""
+        if self.outcome is None:
+            d: Deferred[RunReport] = Deferred()
+            self._waiters.append(d)
+            return d
+        if isinstance(self.outcome, Failure):
+            return fail(self.outcome)
+        return succeed(self.outcome)
+
+    def _end(self, outcome: RunReport | Failure) -> None:
+        self.finished = True
+        self.outcome = outcome
+        waiters, self._waiters = self._waiters, []
+        for d in waiters:
+            if isinstance(outcome, Failure):
+                d.errback(outcome)
+            else:
+                d.callback(outcome)
+
+    def _advance(self, advance: Callable[[], Work]) -> None:
+        try:
+            work = advance()
+        except StopIteration as stop:
+            self._end(stop.value)
+            return
+        except BaseException as exc:
+            self._end(Failure(exc))
+            return
+        if self._stopping:
+            self._stopping = False  # once: the run's last step (row, lock) runs next
+            self._advance(lambda: self.steps.throw(Stopping()))
+            return
+        try:
+            d: Deferred[Any] = self.ledger.run(work)
+        except BaseException as exc:  # the ledger's threads are gone: nothing more can run
+            self._end(Failure(exc))
+            return
+        d.addCallbacks(
+            lambda value: self._answer(value, None),
+            lambda failure: self._answer(None, failure),
+        )
+
+    def _answer(self, value: Any, failure: Failure | None) -> None:
+        if failure is None:
+            self._advance(lambda: self.steps.send(value))
+        else:
+            error = failure.value
+            assert error is not None
+            self._advance(lambda: self.steps.throw(error))
+
+    def stop(self) -> Deferred[RunReport]:
+        """Let the step in flight finish (and count), then `Stopping`: the row, the lock."""
+        if not self.finished:
+            self._stopping = True
+        return self.wait()
+
+
+class JobService(Service):
+    """Runs each due job on its interval, one run of a job at a time."""
+
+    name = "jobs"
+
+    def __init__(
+        self,
+        clock: IReactorTime,
+        ledger: LedgerService,
+        settings: JobSettings | None = None,
+        jobs: Sequence[Job] | None = None,
+    ) -> None:
+        self.clock = clock
+        self.ledger = ledger
+        self.settings = settings or JobSettings()
+        self.jobs: dict[str, Job] = {job.name: job for job in (jobs or [RefundsJob()])}
+        self.runner = runner_name()
+        self.reports: list[RunReport] = []  # the latest runs of this process, newest last
+        self._loops: list[LoopingCall] = []
+        self._running: dict[str, _Drive] = {}
+
+    def startService(self) -> None:
+        """Start one timer per job that has an interval; the first run after one interval."""
+        Service.startService(self)
+        for name in self.jobs:
+            interval = self.settings.interval(name)
+            if interval > 0:
+                loop = LoopingCall(self._due, name)
+                loop.clock = self.clock
+                loop.start(interval, now=False)
+                self._loops.append(loop)
+
+    def _due(self, name: str) -> None:
+        """A timer fired: run the job unless a run of it is still going."""
+        if name not in self._running:
+            self.run_now(name).addErrback(lambda _: None)  # logged by run_now
+
+    def run_now(self, name: str) -> Deferred[RunReport]:
+        """Run `name` now (or join the run already going); fires with its report."""
+        going = self._running.get(name)
+        if going is not None:
+            return going.wait()
+        ctx = JobContext(self.clock.seconds, self.settings)
+        drive = _Drive(self.ledger, job_run(self.jobs[name], self.runner, ctx))
+        self._running[name] = drive
+
+        def ended(report: RunReport) -> RunReport:
+            self._running.pop(name, None)
+            self.reports = [*self.reports[-19:], report]
+            quiet = report.outcome in ("ok", "skipped") and not report.transfers
+            emit = log.debug if quiet else log.info
+            emit("job_run", job=name, outcome=report.outcome, message=report.message)
+            return report
+
+        def broke(failure: Failure) -> Failure:
+            self._running.pop(name, None)
+            log.error("job_run_failed", job=name, error=str(failure.value))
+            return failure
+
+        result = drive.wait()
+        result.addCallbacks(ended, broke)
+        drive.start()
+        return result
+
+    def stopService(self) -> Deferred[Any]:
+        """Stop the timers; a run in progress ends after its current step (row, lock)."""
+        Service.stopService(self)
+        return self.close()
+
+    def close(self) -> Deferred[Any]:
+        """Stop the timers and end the runs in progress; fires once their last step ran.
+
+        The room calls this before it stops the ledger (whose threads run that last step).
+        """
+        for loop in self._loops:
+            if loop.running:
+                loop.stop()
+        self._loops = []
+        stopping = [drive.stop() for drive in list(self._running.values())]
+        return DeferredList(stopping, consumeErrors=True)
