@@ -64,6 +64,18 @@ class TableActor(HandLoop, Membership):
         self._maybe_schedule_hand()
         return found
 
+    def hold(self, closed: bool = False) -> None:
+        """Staff: deal no new hand (the running one plays out); `closed`: seat no one either."""
+        self.staff_hold = "closed" if closed else "paused"
+        if self._next_hand is not None and self._next_hand.active():
+            self._next_hand.cancel()
+        self._next_hand = None
+
+    def release(self) -> None:
+        """Staff: deal and seat again."""
+        self.staff_hold = None
+        self._maybe_schedule_hand()
+
     def close(self) -> None:
         """Stop dealing and timing (server shutdown); an unfinished hand is void on restart."""
         self._closed = True

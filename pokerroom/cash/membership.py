@@ -52,7 +52,7 @@ class Membership(TableState):
     ) -> Deferred[dict[str, Any]]:
         """Take a seat and buy in; fires with {seat, stack} once the money has moved."""
         cfg = self.config
-        if self._closed:
+        if self._closed or self.staff_hold == "closed":
             raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
         if player_id in self.by_player or player_id in self._joining:
             raise ProtocolError(codes.ALREADY_SEATED, "you already sit at this table")

@@ -25,7 +25,7 @@ class HandLoop(TableState):
 
     def _maybe_schedule_hand(self) -> None:
         """Deal the next hand after the pause, if two players are ready and none runs."""
-        if self.phase != IDLE or self._next_hand is not None or self._closed:
+        if self.phase != IDLE or self._next_hand is not None or self._closed or self.staff_hold:
             return
         if sum(1 for s in self.seats.values() if s.ready) < 2:
             return
@@ -33,7 +33,7 @@ class HandLoop(TableState):
 
     def _begin(self) -> None:
         self._next_hand = None
-        if self.phase != IDLE or self._closed:
+        if self.phase != IDLE or self._closed or self.staff_hold:
             return
         cfg = self.config
         plan = plan_hand(

@@ -87,6 +87,8 @@ class TableState(ABC):
         self._next_hand: IDelayedCall | None = None
         self._closed = False
         self._reserved: set[int] = set()  # seats being sat in or cashed out
+        #: Staff hold (docs/ADMIN.md): `paused` deals no new hand; `closed` also seats no one.
+        self.staff_hold: str | None = None
         self._joining: set[str] = set()
         self._topping_up: dict[str, int] = {}
         self._admitted: dict[str, AdmissionDecision] = {}
