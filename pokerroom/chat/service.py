@@ -212,6 +212,14 @@ class ChatService:
 
         return self.ledger.run(_insert_mute, values).addCallback(keep)
 
+    def remember(self, mute: Mute) -> None:
+        """Apply a mute stored elsewhere (by staff, in the transaction of its audit row)."""
+        self._mutes.setdefault(mute.player, []).append(mute)
+
+    def forget(self, player: str, table_id: str | None) -> None:
+        """Stop applying mutes lifted elsewhere: the player's at `table_id` (None: global)."""
+        self._mutes[player] = [m for m in self._mutes.get(player, []) if m.table_id != table_id]
+
     def unmute(self, player: str, table_id: str | None = None) -> Deferred[int]:
         """Lift the player's mutes at `table_id` (None: the global ones); fires with the count."""
         lifted = [m for m in self._mutes.get(player, []) if m.table_id == table_id]

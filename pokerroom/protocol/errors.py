@@ -81,6 +81,7 @@ BAD_CREDENTIALS = "bad_credentials"  # login: unknown name or wrong password (ne
 BAD_TOKEN = "bad_token"  # resume: unknown, used or expired token
 TOO_MANY_ATTEMPTS = "too_many_attempts"  # login: too many failures for this name or address
 SERVER_BUSY = "server_busy"  # login/register: the password-hashing queue is full; try again
+BANNED = "banned"  # login: staff banned this player (docs/ADMIN.md); also a goodbye code
 NOT_MODERATOR = "not_moderator"  # a moderator-only request from a player who is not one
 DEPOSITS_DISABLED = "deposits_disabled"  # the dev-only `deposit` is off in this room
 

@@ -8,7 +8,7 @@ written in the ledger's thread pool (ARCHITECTURE rule 7). Every method returns 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator
+from collections.abc import Container, Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -111,6 +111,8 @@ class PlayerAccounts(Service):
         limits = limits or LoginLimits()
         self.hashing = HashPool(reactor, limits.hash_threads, limits.hash_queue_max)
         self._dummy_hash = self._hasher.hash("not a real password")
+        #: Players staff banned (kept by the admin service, docs/ADMIN.md): login refused.
+        self.banned: Container[str] = frozenset()
 
     def startService(self) -> None:
         """Start the hashing threads."""
@@ -163,6 +165,8 @@ class PlayerAccounts(Service):
         ok = yield self.hashing.submit(source, self._verify, stored, password)
         if not found or not ok:
             raise ProtocolError(errors.BAD_CREDENTIALS, "unknown name or wrong password")
+        if normal in self.banned:
+            raise ProtocolError(errors.BANNED, "this account is banned from the room")
         rehash = None
         if self._hasher.check_needs_rehash(stored):
             rehash = yield self.hashing.submit(source, self._hasher.hash, password)
