@@ -35,6 +35,10 @@ def _register() -> None:
 
     for command in tournament_cmds.COMMANDS:
         main.add_command(command)
+    from pokerroom.cli import admin_cmds
+
+    for command in admin_cmds.COMMANDS:
+        main.add_command(command)
 
 
 _register()

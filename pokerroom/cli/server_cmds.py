@@ -112,6 +112,8 @@ def run_server(
     def started(listening: IListeningPort) -> None:
         address = _address(listening)
         click.echo(f"pokerroom listening on {address.host}:{address.port}", err=False)
+        if room.admin is not None:  # the staff endpoint, always after the players' line
+            click.echo(f"pokerroom admin listening on {room.admin.address}", err=False)
 
     def failed(failure: Failure) -> None:
         click.echo(f"pokerroom: could not start: {failure.value}", err=True)

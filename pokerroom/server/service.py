@@ -22,6 +22,7 @@ from twisted.internet.defer import Deferred, DeferredList, gatherResults, inline
 from twisted.internet.interfaces import IListeningPort
 from twisted.internet.task import LoopingCall
 
+from pokerroom.admin.service import AdminService
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatService
 from pokerroom.jobs.service import JobService
@@ -138,6 +139,19 @@ class RoomService(MultiService):
             settings.session,
             throttle=LoginThrottle(settings.login_limits),
         )
+        self.admin: AdminService | None = None  # the staff endpoint (docs/ADMIN.md)
+        if settings.admin.endpoint:
+            self.admin = AdminService(
+                reactor,
+                settings.admin,
+                ledger=self.ledger,
+                lobby=self.lobby,
+                hub=self.hub,
+                chat=self.chat,
+                hashing=self.accounts.hashing,
+                currency=settings.currency,
+            )
+            self.accounts.banned = self.admin.banned  # banned players cannot log in
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
         self._purge = LoopingCall(self.hub.purge_tokens)
@@ -166,6 +180,9 @@ class RoomService(MultiService):
         yield gatherResults([a.start() for a in actors] + [self.chat.load()], consumeErrors=True)
         for actor in actors:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
+        if self.admin is not None:  # bans and table holds apply before any player connects
+            yield self.admin.load()
+            yield self.admin.listen()
         listening = self.reactor.listenTCP(
             self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )
@@ -191,6 +208,8 @@ class RoomService(MultiService):
             self.listening = None
         if self._purge.running:
             self._purge.stop()
+        if self.admin is not None:
+            waits.append(self.admin.stop())
         self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():

@@ -12,6 +12,7 @@ from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.protocol.session import SessionSettings
+from pokerroom.admin.settings import AdminSettings
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
 from pokerroom.server.throttle import LoginLimits
@@ -27,6 +28,7 @@ SECTIONS = (
     "chat",
     "tables",
     "tournaments",
+    "admin",
     "jobs",
 )
 
@@ -51,6 +53,8 @@ class RoomSettings:
     allow_deposit: bool = False
     chat: ChatRules = field(default_factory=ChatRules)
     tables: tuple[CashTableConfig, ...] = ()
+    #: `[admin]`: the staff endpoint and its limits (docs/ADMIN.md); absent: no endpoint.
+    admin: AdminSettings = field(default_factory=AdminSettings)
     #: The tournament schedule file (`[tournaments] schedule`); None: the built-in one
     #: (config/tournaments/schedule/schedule.toml); "": no tournaments.
     schedule: str | None = None
@@ -111,7 +115,12 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         jobs = JobSettings.from_mapping(data.get("jobs", {}))
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"[jobs]: {exc}") from None
+    try:
+        admin = AdminSettings.from_mapping(data.get("admin", {}))
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[admin]: {exc}") from None
     return RoomSettings(
+        admin=admin,
         jobs=jobs,
         host=server.get("host", "0.0.0.0"),
         port=int(server.get("port", 9999)),

@@ -1,0 +1,147 @@
+"""The audit log: one row per staff action, in the same transaction as the action's effect.
+
+`audited(engine, actor, action, target, reason, now_ms, work)` runs `work(conn)` and writes its
+audit row (who, role, when, what, target, before, after, reason) in one transaction: both land
+or neither does. It first checks, in that transaction, that the staff account is still
+enabled and its role still allows the command, so a disabled account changes nothing.
+Blocking: runs in the ledger's money lane (docs/ARCHITECTURE.md rule 7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+
+from pokerroom.admin import errors as codes
+from pokerroom.admin.roles import Role
+from pokerroom.admin.schema import audit
+from pokerroom.ledger.db import in_transaction, read
+from pokerroom.protocol.errors import ProtocolError
+
+MAX_AUDIT_ROWS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who acts: a staff member and the role the command needs (`required`)."""
+
+    name: str
+    role: str  # a Role label, or "console" for the offline CLI
+    required: Role | None = None
+
+
+#: The offline CLI (`pokerroom staff ...`): whoever runs it on the server's machine.
+CONSOLE = Actor("(console)", "console")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What a unit of work did: before and after for the audit row, the answer's result.
+
+    `audit=False` marks a repeated request (same idempotency key) that did nothing new.
+    """
+
+    before: Any
+    after: Any
+    result: dict[str, Any]
+    audit: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Audited:
+    """A committed change: its audit row id (None for a replay) and the result."""
+
+    audit_id: int | None
+    change: Change
+
+
+def write_audit(
+    conn: Connection,
+    actor: Actor,
+    action: str,
+    target: str,
+    before: Any,
+    after: Any,
+    reason: str,
+    now_ms: int,
+) -> int:
+    """Insert one audit row in the open transaction; its id."""
+    key = conn.execute(
+        sa.insert(audit).values(
+            at_ms=now_ms,
+            staff=actor.name,
+            role=actor.role,
+            action=action,
+            target=target,
+            before=before,
+            after=after,
+            reason=reason,
+        )
+    ).inserted_primary_key
+    assert key is not None  # a single-row INSERT reports its key
+    new_id: int = key[0]
+    return new_id
+
+
+def audited(
+    engine: Engine,
+    actor: Actor,
+    action: str,
+    target: str,
+    reason: str,
+    now_ms: int,
+    work: Callable[..., Change],
+    *args: Any,
+) -> Audited:
+    """Run `work(conn, *args)` and write its audit row in one transaction (see module doc)."""
+    from pokerroom.admin.staff import current_role  # staff imports this module
+
+    def unit(conn: Connection) -> Audited:
+        role = current_role(conn, actor)
+        if role is None:
+            raise ProtocolError(codes.STAFF_DISABLED, "this staff account is disabled")
+        if actor.required is not None and not role.allows(actor.required):
+            raise ProtocolError(
+                codes.FORBIDDEN,
+                f"needs the {actor.required.label} role",
+                {"required": actor.required.label, "role": role.label},
+            )
+        change = work(conn, *args)
+        if not change.audit:
+            return Audited(None, change)
+        stamp = Actor(actor.name, role.label)
+        row = write_audit(conn, stamp, action, target, change.before, change.after, reason, now_ms)
+        return Audited(row, change)
+
+    for attempt in range(2):
+        try:
+            return in_transaction(engine, unit)
+        except sa.exc.IntegrityError:  # a twin request won a unique key: run again, replayed
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def audit_rows(
+    engine: Engine,
+    since_ms: int | None = None,
+    staff: str | None = None,
+    target: str | None = None,
+    action: str | None = None,
+    limit: int = 100,
+) -> list[dict[str, Any]]:
+    """Audit rows, newest first, filtered by time, staff member, target and action."""
+    query = sa.select(audit).order_by(audit.c.id.desc()).limit(min(limit, MAX_AUDIT_ROWS))
+    if since_ms is not None:
+        query = query.where(audit.c.at_ms >= since_ms)
+    if staff is not None:
+        query = query.where(audit.c.staff == staff)
+    if target is not None:
+        query = query.where(audit.c.target == target)
+    if action is not None:
+        query = query.where(audit.c.action == action)
+    return read(engine, lambda conn: [dict(row._mapping) for row in conn.execute(query)])

@@ -1,0 +1,29 @@
+"""Error codes of the admin endpoint, beside the player protocol's (docs/ADMIN.md).
+
+The admin endpoint answers like the player protocol (P-1): `error` with a stable `code`; a
+refused request changes nothing and writes no audit row. Format, login and money codes are the
+player protocol's (`bad_frame`, `missing_field`, `bad_credentials`, `too_many_attempts`,
+`insufficient_funds`, `unknown_table`, `not_seated`, ...); these are the admin's own.
+"""
+
+from __future__ import annotations
+
+FORBIDDEN = "forbidden"  # the staff member's role is below the command's (details: required)
+STAFF_DISABLED = "staff_disabled"  # the staff account was disabled; the connection closes
+WRONG_PORT = "wrong_port"  # a player message on the admin port (players use the room's port)
+UNKNOWN_PLAYER = "unknown_player"  # no player has this name
+NO_CHANGE = "no_change"  # the target is already so (paused, banned, muted ...): nothing done
+UNKNOWN_APPROVAL = "unknown_approval"  # no approval has this id
+APPROVAL_NOT_PENDING = "approval_not_pending"  # the approval was already carried out
+OWN_APPROVAL = "own_approval"  # an admin cannot approve a change they asked for
+
+ADMIN_CODES = (
+    FORBIDDEN,
+    STAFF_DISABLED,
+    WRONG_PORT,
+    UNKNOWN_PLAYER,
+    NO_CHANGE,
+    UNKNOWN_APPROVAL,
+    APPROVAL_NOT_PENDING,
+    OWN_APPROVAL,
+)

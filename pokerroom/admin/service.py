@@ -1,0 +1,150 @@
+"""The admin endpoint of a running room: its own listener, the ban list, staff table controls.
+
+`AdminService` listens on `[admin] endpoint`, a Twisted endpoint string (`tcp:9998:interface=
+127.0.0.1` by default in config/room.toml; `unix:PATH`; `ssl:...`), never on the players' port.
+At start-up, before the players' listener opens, it loads the active bans (logins refused with
+`banned`) and the tables staff paused or closed, and applies them. Its commands are in
+`pokerroom.admin.handlers`; the protocol is docs/ADMIN.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, cast
+
+import structlog
+from argon2 import PasswordHasher
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.internet.endpoints import serverFromString
+from twisted.internet.interfaces import IListeningPort, IReactorTime
+
+import pokerroom.admin.handlers  # noqa: F401  (registers the commands)
+from pokerroom.admin import store
+from pokerroom.admin.handlers import CLOSED, PAUSED, _stand_up
+from pokerroom.admin.session import AdminFactory, AdminSession
+from pokerroom.admin.settings import AdminSettings
+from pokerroom.protocol import errors
+from pokerroom.server.throttle import HashPool, LoginThrottle
+
+if TYPE_CHECKING:
+    from pokerroom.chat import ChatService
+    from pokerroom.ledger import LedgerService
+    from pokerroom.server.hub import Hub
+    from pokerroom.server.lobby import Lobby
+
+log = structlog.get_logger("pokerroom.admin")
+
+
+def describe_address(listening: IListeningPort) -> str:
+    """Where a listener is bound, as a person types it: `127.0.0.1:9998` or a socket path."""
+    address = listening.getHost()
+    host, port = getattr(address, "host", None), getattr(address, "port", None)
+    if host is not None and port is not None:
+        return f"{host}:{port}"
+    name = getattr(address, "name", None)
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "replace")
+    return str(name if name is not None else address)
+
+
+class AdminService:
+    """The staff endpoint and what staff commands change in the running room."""
+
+    def __init__(
+        self,
+        reactor: Any,
+        settings: AdminSettings,
+        *,
+        ledger: LedgerService,
+        lobby: Lobby,
+        hub: Hub,
+        chat: ChatService,
+        hashing: HashPool,
+        currency: str,
+    ) -> None:
+        self.reactor = reactor
+        self.clock: IReactorTime = reactor
+        self.settings = settings
+        self.ledger, self.lobby, self.hub, self.chat = ledger, lobby, hub, chat
+        self.hashing = hashing
+        self.currency = currency
+        self.throttle = LoginThrottle(settings.login_limits())
+        #: Players banned now: their logins are refused (PlayerAccounts reads this set).
+        self.banned: set[str] = set()
+        #: Tables staff paused or closed: table_id -> `paused` | `closed`.
+        self.table_states: dict[str, str] = {}
+        self.sessions: set[AdminSession] = set()
+        self.listening: IListeningPort | None = None
+        self.address: str | None = None
+        self._dummy: str | None = None
+
+    def dummy_hash(self) -> str:
+        """A hash to verify against for an unknown staff name (the same work as a known one)."""
+        assert self._dummy is not None  # made in load()
+        return self._dummy
+
+    @inlineCallbacks
+    def load(self) -> Generator[Deferred[Any], Any, None]:
+        """Read the bans and table controls and apply them (before players can connect)."""
+        self.banned |= yield self.ledger.read(store.active_bans)
+        states: dict[str, str] = yield self.ledger.read(store.table_states)
+        for table_id, state in states.items():
+            if table_id in self.lobby.tables:
+                self.apply_table_state(table_id, state)
+            else:
+                log.warning("table_control_of_unknown_table", table_id=table_id, state=state)
+        self._dummy = yield self.hashing.submit("admin", PasswordHasher().hash, "not a password")
+
+    def listen(self) -> Deferred[IListeningPort]:
+        """Open the admin endpoint; fires with its listening port."""
+        # Twisted's endpoint parser carries no annotations.
+        endpoint = serverFromString(self.reactor, self.settings.endpoint)  # type: ignore[no-untyped-call]
+        d = cast("Deferred[IListeningPort]", endpoint.listen(AdminFactory(self)))
+
+        def bound(listening: IListeningPort) -> IListeningPort:
+            self.listening = listening
+            self.address = describe_address(listening)
+            log.info("admin_listening", address=self.address)
+            return listening
+
+        return d.addCallback(bound)
+
+    def stop(self) -> Deferred[Any]:
+        """Close the listener and every staff connection."""
+        for session in tuple(self.sessions):
+            session.close(errors.SERVER_SHUTDOWN, "the server is stopping")
+        listening, self.listening = self.listening, None
+        if listening is None:
+            return succeed(None)
+        return cast("Deferred[Any]", listening.stopListening() or succeed(None))
+
+    # -- effects in memory, after their transaction committed --------------------------------
+    def apply_table_state(self, table_id: str, state: str | None) -> None:
+        """Pause, close or reopen a table in memory (its stored state is already written)."""
+        actor = self.lobby.tables[table_id]
+        if state is None:
+            self.table_states.pop(table_id, None)
+            actor.release()
+            return
+        self.table_states[table_id] = state
+        actor.hold(closed=state == CLOSED)
+        if state == CLOSED:  # after a restart too: whoever is still seated is stood up
+            for player in sorted(actor.by_player):
+                _stand_up(actor, player)
+        assert state in (PAUSED, CLOSED)
+
+    def enforce_ban(self, player: str) -> list[Deferred[dict[str, Any] | None]]:
+        """A ban took effect: no resume, logged out, stood up after the running hands."""
+        self.banned.add(player)
+        session = self.hub.session_of(player)
+        if session is not None:
+            self.hub.detach(session, player, logout=True)
+            session.close(errors.BANNED, "you are banned from the room")
+            self.lobby.disconnected(player)
+        self.hub.revoke(player)  # a dropped player's resume token too
+        outs: list[Deferred[dict[str, Any] | None]] = []
+        for actor in self.lobby.tables.values():
+            actor.observers.discard(player)
+            if player in actor.by_player:
+                outs.append(_stand_up(actor, player))
+        return outs
