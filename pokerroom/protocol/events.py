@@ -113,43 +113,32 @@ class FrameMismatch(ValueError):
     wrongly typed field."""
 
 
-_UNION: Any = None
-
-
 def validate(frame: dict[str, Any]) -> ServerMessage:
     """Check a decoded frame against its declaration; the typed message, or FrameMismatch.
 
     An `ok` frame's `result` is also checked against the declared result of its request `re`.
     """
-    global _UNION
     import pokerroom.protocol.results
     import pokerroom.protocol.tournament_messages  # noqa: F401  (both register their types)
 
-    if _UNION is None or len(_UNION.__args__) != len(SERVER_TYPES):
-        types = tuple(SERVER_TYPES.values())
-        _UNION = types[0] if len(types) == 1 else _union(types)
+    kind = frame.get("type")
+    declared = SERVER_TYPES.get(kind) if isinstance(kind, str) else None
+    if declared is None:
+        raise FrameMismatch(f"no server message is called {kind!r}")
     try:
-        typed: ServerMessage = msgspec.convert(frame, _UNION)
+        typed = msgspec.convert(frame, declared)  # by its class: a union is not cached
     except msgspec.ValidationError as exc:
-        raise FrameMismatch(f"{frame.get('type')!r}: {exc}") from None
+        raise FrameMismatch(f"{kind!r}: {exc}") from None
     if isinstance(typed, Ok):
         if not isinstance(typed.result, dict):
             raise FrameMismatch(f"ok for {typed.re!r}: result is not an object")
-        declared = RESULTS.get(typed.re)
-        if declared is not None:
+        result = RESULTS.get(typed.re)
+        if result is not None:
             try:
-                msgspec.convert(typed.result, declared)
+                msgspec.convert(typed.result, result)
             except msgspec.ValidationError as exc:
                 raise FrameMismatch(f"ok for {typed.re!r}: {exc}") from None
     return typed
-
-
-def _union(types: tuple[type[ServerMessage], ...]) -> Any:
-    """`types[0] | types[1] | ...`, the tagged union msgspec decodes by `type`."""
-    union: Any = types[0]
-    for cls in types[1:]:
-        union = union | cls
-    return union
 
 
 # -- answers and session notices ------------------------------------------------------------
