@@ -203,7 +203,8 @@ class HandDriver:
             self._asking = True
             try:
                 self._send_request(index, deadline, bank)
-                self.table.asked(index)
+                if not self._answered:  # a client may answer inside the send (in-process)
+                    self.table.asked(index)
             finally:
                 self._asking = False
             if self._answered:

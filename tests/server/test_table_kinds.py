@@ -9,9 +9,12 @@ player's hidden cards (C-15).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from twisted.internet.error import ConnectionDone
 from twisted.internet.task import Clock
+from twisted.python.failure import Failure
 
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
@@ -96,7 +99,7 @@ def test_c14_a_dropped_player_follows_again_after_resume(tables: Tables) -> None
     table_id = tables.table_id("ann")
     tables.run(lambda: tables.to_act("ann") is not None)
     login = [f for f in ann.client.inbox if f.get("re") in ("register", "login")][-1]
-    ann.client.session.connectionLost(None)  # the drop, mid-hand
+    ann.client.session.connectionLost(Failure(ConnectionDone()))  # the drop, mid-hand
     del tables.players["ann"]
     tables.run(lambda: len(bob.model(table_id).followed) >= 1 or _over(tables))
     tables.run(lambda: tables.to_act("ann") is not None or _over(tables))  # resume mid-hand
@@ -157,7 +160,7 @@ def test_t10_a_moved_player_follows_the_new_table(room: Room) -> None:
         assert tables.actor is not None and len(tables.actor.floor.tables) == 2
         for player in players:
             player.shove = 0.3
-        moved: list[tuple[Player, dict]] = []
+        moved: list[tuple[Player, dict[str, Any]]] = []
 
         def a_move() -> bool:
             for player in tables.players.values():
