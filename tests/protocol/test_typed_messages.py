@@ -97,3 +97,21 @@ def test_frames_stay_within_the_limit_and_json() -> None:
         encode({"type": "x", "bad": object()})
     legal = LegalView(fold=True, check=False, call=2, min_raise_to=4, max_raise_to=None)
     assert json.loads(encode({"type": "x", "actions": legal}))["actions"]["max_raise_to"] is None
+
+
+def test_a_bot_reports_every_frame_unlike_its_declaration() -> None:
+    """The bots' run fails on a mismatch: the frame is checked before it is routed."""
+    import random
+
+    from pokerroom.server.bots import Bot, BotReport
+
+    report = BotReport()
+    bot = Bot("bot_0", 1, random.Random(1), report)
+    good = json.dumps({**ACTED, "table_id": ""}).encode() + b"\n"
+    bad = json.dumps({**ACTED, "table_id": "", "seat": "2"}).encode() + b"\n"
+    unknown = b'{"type":"hand_paused","table_id":""}\n'
+    bot.client.dataReceived(good)
+    assert report.errors == []
+    bot.client.dataReceived(bad + unknown)
+    assert len(report.errors) == 2 and not report.ok
+    assert "player_acted" in report.errors[0] and "hand_paused" in report.errors[1]
