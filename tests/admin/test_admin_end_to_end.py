@@ -44,7 +44,7 @@ between_hands_seconds = 0.2
 action_seconds = 0.5
 timebank_seconds = 0
 """
-TABLES = ("pause_t", "ctrl_t", "kick_t", "ban_t", "close_t", "role_t")
+TABLES = ("pause_t", "ctrl_t", "kick_t", "ban_t", "close_t", "role_t", "chat_t")
 
 
 def config(admin_endpoint: str) -> str:
@@ -637,6 +637,78 @@ def test_the_admin_cli(room: Room, tmp_path: Path) -> None:
     assert prompted.exit_code == 0, prompted.output
     assert PASSWORD not in prompted.output  # the prompt does not echo it
     assert len(room.audit_rows()) == count + 2
+
+
+def test_mutes_blocks_and_moderators_as_players_see_them(room: Room) -> None:
+    """player_mute / unmute (C-13): the muted player's lines are refused with `chat_muted`
+    (everywhere, or at one table only) until lifted; player_block_lift (C-8): a blocked player
+    is refused a seat at that level, then sits; player_moderator: the right shows at the next
+    login; player_show lists all of it."""
+    support = room.staff_client("sup")
+    talker = player(room.port, "mut1")
+    for table in ("chat_t", "role_t"):
+        talker.ok("observe", table_id=table)
+    count = len(room.audit_rows())
+    muted = support.ok("player_mute", player="mut1", reason="spam", minutes=10)
+    assert muted["until_ms"] > 0
+    answer = talker.call("chat", table_id="chat_t", text="hello all")
+    assert answer["code"] == "chat_muted" and answer["details"]["until_ms"] == muted["until_ms"]
+    assert support.ok("player_unmute", player="mut1")["lifted"] == 1
+    assert support.code("player_unmute", player="mut1") == "no_change"
+    talker.ok("chat", table_id="chat_t", text="thanks")
+    support.ok("player_mute", player="mut1", reason="flooding", table_id="chat_t")
+    assert talker.code("chat", table_id="chat_t", text="one more") == "chat_muted"
+    talker.ok("chat", table_id="role_t", text="fine here")
+    shown = support.ok("player_show", player="mut1")
+    assert [(m["table_id"], m["until_ms"], m["by"]) for m in shown["mutes"]] == [
+        ("chat_t", None, "sup")
+    ]
+    assert {t["table_id"] for t in shown["tables"]} == {"chat_t", "role_t"}
+    assert [r.action for r in new_rows(room, count)] == [
+        "player_mute",
+        "player_unmute",
+        "player_mute",
+    ]
+
+    blocked = player(room.port, "blk1")
+    from pokerroom.cash.store import cash_blocks  # a C-8 block as two declines leave it
+
+    until = int(time.time() * 1000) + 3_600_000
+    with room.engine.begin() as conn:
+        conn.execute(
+            sa.insert(cash_blocks).values(
+                player_id="blk1", stakes="USD:1/2", decline_number=2, until_ms=until
+            )
+        )
+    answer = blocked.call("sit", table_id="chat_t", buy_in=200)
+    assert answer["code"] == "blocked" and answer["details"]["until_ms"] == until
+    assert support.ok("player_show", player="blk1")["blocks"][0]["until_ms"] == until
+    lift = dict(player="blk1", level="USD:5/10", reason="wrong level")
+    assert support.code("player_block_lift", **lift) == "no_change"
+    assert support.code("player_block_lift", **{**lift, "level": "1/2"}) == "bad_field"
+    lifted = support.ok("player_block_lift", player="blk1", level="USD:1/2", reason="misclick")
+    assert lifted["lifted_until_ms"] == until
+    assert blocked.ok("sit", table_id="chat_t", buy_in=200)["stack"] == 200
+    assert support.ok("player_show", player="blk1")["blocks"] == []
+
+    support.ok("player_moderator", player="blk1", on=True, reason="trusted regular")
+    assert support.code("player_moderator", player="blk1", on=True) == "no_change"
+    again = Wire(room.port)
+    again.ok("hello", version=1, client="desktop")
+    assert again.ok("login", name="blk1", password="password 1")["moderator"] is True
+    assert again.ok("mute", target="mut1", minutes=5)["until_ms"] > 0  # the right works
+    rows = new_rows(room, count)[3:]
+    assert [(r.action, r.target, r.before, r.after) for r in rows] == [
+        (
+            "player_block_lift",
+            "blk1",
+            {"stakes": "USD:1/2", "blocked_until_ms": until},
+            {"stakes": "USD:1/2", "blocked_until_ms": None},
+        ),
+        ("player_moderator", "blk1", {"moderator": False}, {"moderator": True}),
+    ]
+    for wire in (support, talker, blocked, again):
+        wire.close()
 
 
 def test_the_ledger_balances_after_every_staff_action(room: Room) -> None:
