@@ -795,6 +795,31 @@ def mark_refund_paid(
     )
 
 
+_MARK_PAID = (
+    sa.update(tournament_refunds)
+    .where(
+        tournament_refunds.c.tournament_id == sa.bindparam("tid"),
+        tournament_refunds.c.player == sa.bindparam("who"),
+        tournament_refunds.c.component == sa.bindparam("part"),
+    )
+    .values(paid_at_ms=sa.bindparam("at"), transfer_id=sa.bindparam("transfer"), error=None)
+)
+
+
+def mark_refunds_paid(
+    conn: Connection, tournament_id: str, paid: Sequence[tuple[str, str, int]], at_ms: int
+) -> None:
+    """Several components paid, as (player, component, transfer id): one statement."""
+    if paid:
+        conn.execute(
+            _MARK_PAID,
+            [
+                {"tid": tournament_id, "who": p, "part": c, "at": at_ms, "transfer": t}
+                for p, c, t in paid
+            ],
+        )
+
+
 def mark_refund_refused(
     conn: Connection, tournament_id: str, player: str, component: str, error: str
 ) -> None:

@@ -289,31 +289,42 @@ class Batch:
     refunded: bool = False
 
 
-def _post(conn: Connection, tid: str, currency: str, row: store.RefundRow) -> Transfer:
-    """One component as one transfer, under a savepoint so that a refusal undoes only it."""
+def _post(
+    conn: Connection, tid: str, currency: str, row: store.RefundRow, careful: bool
+) -> Transfer:
+    """One component as one transfer; `careful`: under a savepoint, so a refusal undoes only it."""
     house_row = row.player == store.HOUSE_ROW
     kind = TransferKind.REFUND
     if house_row:
         kind = TransferKind.ROUNDING if row.component == ROUNDING else TransferKind.OVERLAY
     memo = f"T-18 refund: {row.component}" if not house_row else f"T-18 {row.component} to house"
-    lines = [(row.source, -row.amount), *row.destinations]
+
+    def post() -> Transfer:
+        return transfer_on(
+            conn,
+            key=row.ledger_key,
+            kind=kind,
+            currency=currency,
+            postings=[(row.source, -row.amount), *row.destinations],
+            reference=f"tournament:{tid}",
+            memo=memo,
+        )
+
+    if not careful:
+        return post()
     for attempt in range(2):
         try:
             with conn.begin_nested():
-                return transfer_on(
-                    conn,
-                    key=row.ledger_key,
-                    kind=kind,
-                    currency=currency,
-                    postings=lines,
-                    reference=f"tournament:{tid}",
-                    memo=memo,
-                )
+                return post()
         except StaleIds:  # a cached account id went stale: read the ids again
             ledger_accounts.forget_cached_ids(conn.engine)
             if attempt:
                 raise
     raise AssertionError("unreachable")
+
+
+class _Refused(Exception):
+    """A transfer of a batch paid without savepoints was refused: pay it again, carefully."""
 
 
 def pay_batch(
@@ -322,28 +333,44 @@ def pay_batch(
     currency: str,
     rows: Sequence[store.RefundRow],
     now_ms: int,
+    last: bool = True,
 ) -> Batch:
-    """Pay `rows`, each one transfer marked paid in this same transaction; done: `refunded`."""
+    """Pay `rows`, each one transfer marked paid in this same transaction; `last` batch of the
+    tournament and nothing left unpaid: the tournament becomes `refunded` in it too.
 
-    def work(conn: Connection) -> Batch:
+    A batch is first paid without savepoints (the usual case: nothing is refused); if the ledger
+    refuses one transfer, or an account id went stale, the whole transaction rolls back and the
+    batch is paid again with a savepoint per transfer, so that only the refused ones stay unpaid.
+    """
+
+    def work(conn: Connection, careful: bool) -> Batch:
         paid: list[tuple[store.RefundRow, Transfer]] = []
         refused: list[tuple[store.RefundRow, str]] = []
         for row in rows:
             try:
-                made = _post(conn, tournament_id, currency, row)
-            except LedgerError as exc:
+                made = _post(conn, tournament_id, currency, row, careful)
+            except (LedgerError, StaleIds) as exc:
+                if not careful:
+                    raise _Refused() from exc
+                if isinstance(exc, StaleIds):
+                    raise
                 message = f"{exc.code}: {exc}"
                 store.mark_refund_refused(conn, tournament_id, row.player, row.component, message)
                 refused.append((row, message))
                 continue
-            store.mark_refund_paid(conn, tournament_id, row.player, row.component, made.id, now_ms)
             paid.append((row, made))
+        marks = [(row.player, row.component, made.id) for row, made in paid]
+        store.mark_refunds_paid(conn, tournament_id, marks, now_ms)
         refunded = False
-        if store.unpaid_refunds(conn, tournament_id) == 0:
+        if last and store.unpaid_refunds(conn, tournament_id) == 0:
             refunded = store.mark_refunded(conn, tournament_id, now_ms)
         return Batch(tuple(paid), tuple(refused), refunded)
 
-    return in_transaction(engine, work)
+    try:
+        return in_transaction(engine, partial(work, careful=False))
+    except _Refused:
+        ledger_accounts.forget_cached_ids(engine)
+        return in_transaction(engine, partial(work, careful=True))
 
 
 # --------------------------------------------------------------------------- the job
@@ -374,6 +401,7 @@ class RefundsJob:
                         currency=ready.currency,
                         rows=chunk,
                         now_ms=ctx.now_ms(),
+                        last=start + size >= len(pending),
                     )
                     for row, made in done.paid:
                         if not made.replayed:
