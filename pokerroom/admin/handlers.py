@@ -187,7 +187,7 @@ def table_close(ctx: Context, args: TableChangeArgs) -> Deferred[dict[str, Any]]
 
     def cashed(answer: dict[str, Any]) -> Deferred[dict[str, Any]]:
         actor = ctx.room.lobby.tables[args.table_id]
-        outs = [_stand_up(actor, player) for player in sorted(actor.by_player)]
+        outs = [stand_up(actor, player) for player in sorted(actor.by_player)]
         return gatherResults(outs, consumeErrors=True).addCallback(
             lambda rows: {**answer, "cashed_out": [r for r in rows if r is not None]}
         )
@@ -195,7 +195,7 @@ def table_close(ctx: Context, args: TableChangeArgs) -> Deferred[dict[str, Any]]
     return d.addCallback(cashed)
 
 
-def _stand_up(actor: TableActor, player: str) -> Deferred[dict[str, Any] | None]:
+def stand_up(actor: TableActor, player: str) -> Deferred[dict[str, Any] | None]:
     """Stand a player up after the running hand and cash out (C-8, C-10 as for a leave);
     fires with {table_id, player, amount}, or None if the player had left meanwhile."""
     try:
@@ -231,7 +231,7 @@ def table_kick(ctx: Context, args: KickArgs) -> Deferred[dict[str, Any]]:
             amount = 0 if out is None else out["amount"]
             return {"audit_id": done.audit_id, "amount": amount, "left_before": out is None}
 
-        return _stand_up(actor, args.player).addCallback(answer)
+        return stand_up(actor, args.player).addCallback(answer)
 
     return d.addCallback(kick)
 

@@ -20,7 +20,7 @@ from twisted.internet.interfaces import IListeningPort, IReactorTime
 
 import pokerroom.admin.handlers  # noqa: F401  (registers the commands)
 from pokerroom.admin import store
-from pokerroom.admin.handlers import CLOSED, PAUSED, _stand_up
+from pokerroom.admin.handlers import CLOSED, PAUSED, stand_up
 from pokerroom.admin.session import AdminFactory, AdminSession
 from pokerroom.admin.settings import AdminSettings
 from pokerroom.protocol import errors
@@ -61,9 +61,10 @@ class AdminService:
         chat: ChatService,
         hashing: HashPool,
         currency: str,
+        clock: IReactorTime | None = None,
     ) -> None:
         self.reactor = reactor
-        self.clock: IReactorTime = reactor
+        self.clock: IReactorTime = reactor if clock is None else clock  # tests: a fake clock
         self.settings = settings
         self.ledger, self.lobby, self.hub, self.chat = ledger, lobby, hub, chat
         self.hashing = hashing
@@ -126,12 +127,13 @@ class AdminService:
             self.table_states.pop(table_id, None)
             actor.release()
             return
+        if state not in (PAUSED, CLOSED):
+            raise ValueError(f"no table state {state!r}")
         self.table_states[table_id] = state
         actor.hold(closed=state == CLOSED)
         if state == CLOSED:  # after a restart too: whoever is still seated is stood up
             for player in sorted(actor.by_player):
-                _stand_up(actor, player)
-        assert state in (PAUSED, CLOSED)
+                stand_up(actor, player)
 
     def enforce_ban(self, player: str) -> list[Deferred[dict[str, Any] | None]]:
         """A ban took effect: no resume, logged out, stood up after the running hands."""
@@ -146,5 +148,5 @@ class AdminService:
         for actor in self.lobby.tables.values():
             actor.observers.discard(player)
             if player in actor.by_player:
-                outs.append(_stand_up(actor, player))
+                outs.append(stand_up(actor, player))
         return outs
