@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner, Result
 
@@ -283,7 +284,7 @@ def test_a_second_runner_exits_0_saying_another_holds_the_lock(room: Room, db_ur
 def test_a_lease_left_by_a_dead_process_of_this_host_is_taken_over(room: Room) -> None:
     """SQLite lease (PostgreSQL drops the advisory lock itself): a dead owner holds nothing."""
     if room.engine.dialect.name != "sqlite":
-        return
+        pytest.skip("PostgreSQL drops a dead session's advisory lock itself: no lease")
     import socket
 
     dead = f"{socket.gethostname()}:{2**22 + 12345}:x"  # above pid_max on Linux: no such process
@@ -387,3 +388,59 @@ def test_run_blocking_reports_what_the_run_did(room: Room) -> None:
         1_900_000_000_000,
     )
     assert (row.tournaments, dict(row.amounts)) == (("t1",), {USD: 4837})
+
+
+def test_a_long_run_renews_its_lease_and_stops_if_another_runner_took_it(room: Room) -> None:
+    """SQLite lease: renewed while the run goes on; if it expired and another runner took it,
+    the run stops before its next step (it never pays beside the new holder)."""
+    if room.engine.dialect.name != "sqlite":
+        pytest.skip("PostgreSQL's advisory lock lasts as long as its connection: no lease")
+    case_two(room)
+    now = [1_900_000_000.0]
+
+    def clock() -> float:
+        now[0] += 50.0  # every step: 50 s later, lease 120 s
+        return now[0]
+
+    def steal(line: str) -> None:
+        if ": paid 2 of" in line:  # after the first batch: the lease lapses, another takes it
+            with room.engine.begin() as conn:
+                conn.execute(sa.update(job_locks).values(owner="thief:1:x"))
+
+    ctx = JobContext(clock, JobSettings(batch=2, lease_seconds=120), progress=steal)
+    report = run_blocking(room.engine, job_run(RefundsJob(), "host:1:r", ctx))
+    assert report.outcome == "failed" and "taken by another runner" in report.message
+    assert report.transfers == 2  # the first batch only
+    rows = in_transaction(room.engine, lambda c: store.load_refunds(c, "t1"))
+    assert sum(r.paid for r in rows) == 2
+    with room.engine.connect() as conn:
+        assert conn.execute(sa.select(job_locks.c.owner)).scalar() == "thief:1:x"  # left alone
+        conn.execute(sa.delete(job_locks))
+        conn.commit()
+    ctx = JobContext(clock, JobSettings(batch=2, lease_seconds=120))
+    rest = run_blocking(room.engine, job_run(RefundsJob(), "host:1:s", ctx))
+    assert (rest.outcome, rest.transfers) == ("ok", len(rows) - 2)  # renewed at every step
+    assert room.status("t1") == store.REFUNDED
+    room.check()
+
+
+def test_dry_run_of_a_partly_paid_plan_shows_what_is_left(room: Room, db_url: str) -> None:
+    """After a partial run, the dry run reads the stored plan: paid rows marked, the rest due."""
+    tid = case_two(room)
+    transfers.move(
+        room.engine,
+        key="fees-out",
+        kind="withdrawal",
+        currency=USD,
+        source=ref("house_fees", "house"),
+        destination="external:world:USD",
+        amount=5 * 80,  # no fee can be refunded
+    )
+    assert run(db_url).exit_code == 1
+    plan = json.loads(run(db_url, "--dry-run", "--json").output)["tournaments"][0]
+    assert (plan["id"], plan["plan_stored"], plan["error"]) == (tid, True, None)
+    unpaid = sorted((r["player"], r["component"]) for r in plan["refunds"] if not r["paid"])
+    assert unpaid == [("A", "fee"), ("B", "fee"), ("C", "fee")]
+    assert plan["to_pay"] == 3 * 80
+    shown = run(db_url, "--dry-run")
+    assert "2/3 paid" in shown.output
