@@ -220,6 +220,7 @@ def demo(count: int, hands: int, seed: int) -> None:
     import tempfile
     from pathlib import Path
 
+    from pokerroom.admin.settings import AdminSettings
     from pokerroom.ledger import make_engine, upgrade
     from pokerroom.server.bots import run_bots
     from pokerroom.server.logs import configure_logging
@@ -236,6 +237,7 @@ def demo(count: int, hands: int, seed: int) -> None:
     settings = load_settings()
     tables = tuple(dataclasses.replace(t, between_hands_seconds=0.5) for t in settings.tables)
     settings = dataclasses.replace(settings, host="127.0.0.1", allow_deposit=True, tables=tables)
+    settings = dataclasses.replace(settings, admin=AdminSettings())  # no staff endpoint here
     room = RoomService(reactor, engine, settings, port=0)
     click.echo(f"demo database: {folder / 'demo.sqlite'}")
 
