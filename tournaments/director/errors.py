@@ -27,6 +27,19 @@ STILL_IN_PLAY = "still_in_play"
 NOT_BUSTED = "not_busted"
 STACK_TOO_BIG = "stack_too_big"
 NO_SEAT = "no_seat"
+# T-17 staking
+STAKE_CLOSED = "stake_closed"  # offers, withdrawals and purchases end at the start
+OVERSOLD = "oversold"  # more than is left of an offer, or more than 100 % of one's action offered
+MARKUP_TOO_HIGH = "markup_too_high"  # above 1.20
+OWN_ACTION = "own_action"  # a seller buying a share of their own action
+BAD_STAKE = "bad_stake"  # a share of 0 bps or less, a markup below 1.00, a share costing 0 cents
+UNKNOWN_OFFER = "unknown_offer"
+# T-13 deals
+DEAL_NOT_ALLOWED = "deal_not_allowed"  # off for the tournament, too many players, no final table
+NOT_IN_DEAL = "not_in_deal"  # the player is not one of the remaining players of the deal
+NO_DEAL = "no_deal"  # no proposal is waiting for answers
+DEAL_EXPIRED = "deal_expired"  # the answer came at or after the deadline: silence is a rejection
+BAD_DEAL = "bad_deal"  # a custom split not summing to the money dealt, or below the floor
 
 ALL_CODES: tuple[str, ...] = tuple(
     value for name, value in sorted(globals().items()) if name.isupper() and isinstance(value, str)
