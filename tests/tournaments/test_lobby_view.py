@@ -132,3 +132,60 @@ def test_a_scheduled_tournament_in_the_lobby_before_and_after_its_start(room: Ro
     finally:
         scheduler.stopService()
     assert not any("_watch_level" in repr(call) for call in room.clock.getDelayedCalls())
+
+
+def test_knockouts_are_told_once_per_burst_and_the_end_at_once(room: Room) -> None:
+    """Players left (§9): a sit-and-go played to its end tells its players the start, the
+    knockouts (one status for busts within `push_seconds`) and the end; the statuses' players
+    left only go down."""
+    from tests.tournaments.test_desk import SNG, Clients
+
+    clients = Clients(3)
+    desk = TournamentDesk(clients)
+    clients.desk = desk
+    scheduler = TournamentScheduler(
+        room.clock, room.ledger, [SNG], players=desk, on_change=desk.changed
+    )
+    desk.scheduler = scheduler
+    scheduler.startService()
+    try:
+        (line,) = clients.request("x", {"type": "tournament_list"})["tournaments"]
+        tid = line["tournament_id"]
+        actor = scheduler.actors[tid]
+        for name in ("ann", "bea", "cid"):
+            room.fund_player(name, 1000)
+            room.wait(clients.request(name, {"type": "tournament_register", "tournament_id": tid}))
+        room.run_to_end(actor)
+        statuses = [m for m in clients.inbox["ann"] if m["type"] == "tournament_status"]
+        left = [s["players_left"] for s in statuses]
+        assert statuses[0]["status"] == "running" and left[0] == 3
+        assert statuses[-1]["status"] == "finished"
+        assert 2 in left and left == sorted(left, reverse=True)
+        assert clients.inbox["bea"].count(statuses[-1]) == 1  # the same, to every player
+    finally:
+        scheduler.stopService()
+
+
+def test_a_burst_of_knockouts_is_one_push(room: Room) -> None:
+    """Two knockouts within `push_seconds`: one `tournament_status`, `push_seconds` later."""
+    hub = Inbox()
+    desk = TournamentDesk(hub)
+    scheduler = TournamentScheduler(room.clock, room.ledger, [MTT], {"fast": FAST}, players=desk)
+    desk.scheduler = scheduler
+    scheduler.startService()
+    try:
+        (actor,) = scheduler.actors.values()
+        room.fund_player("ann", 1000)
+        room.wait(actor.register("ann"))
+        desk.changed(actor, "knockout")
+        room.clock.advance(desk.push_seconds / 2)
+        desk.changed(actor, "knockout")
+        assert hub.of("ann", "tournament_status") == []
+        room.clock.advance(desk.push_seconds / 2)
+        assert len(hub.of("ann", "tournament_status")) == 1
+        room.clock.advance(desk.push_seconds * 2)
+        assert len(hub.of("ann", "tournament_status")) == 1
+        desk.changed(actor, "money")  # the money is told at once
+        assert len(hub.of("ann", "tournament_status")) == 2
+    finally:
+        scheduler.stopService()
