@@ -39,6 +39,11 @@ MESSAGE_HEADERS = ("| message | fields | when |", "| event | fields | when |",
 OBJECT_HEADER = "| object | fields |"
 
 
+def cells_of(line: str) -> list[str]:
+    """The cells of a table row (`\\|` inside a cell is not a separator)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+
+
 def doc_fields(cell: str) -> dict[str, bool]:
     """The fields a table cell lists: name -> required (`name`? is optional).
 
@@ -64,7 +69,7 @@ def doc_rows(headers: tuple[str, ...]) -> dict[str, str]:
             inside = False
             continue
         if inside and not line.startswith("| ---"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            cells = cells_of(line)
             name = cells[0].strip("`")
             assert name not in rows, f"{name} is listed twice"
             rows[name] = cells[1]
@@ -120,3 +125,71 @@ def test_the_field_parser_sees_optional_and_nested_fields() -> None:
     cell = "`hand_id`, `amount` (to-total, `x`), `added`?, `actions` {fold: bool, `inner`}"
     assert doc_fields(cell) == {"hand_id": True, "amount": True, "added": False, "actions": True}
     assert doc_fields(cell) != declared(ev.PlayerActed)
+
+
+REQUEST_HEADERS = ("| message | fields | when / `ok` result | errors |",
+                   "| type | fields | answer |")  # fmt: skip
+#: Rows whose answer the doc gives by reference to another request's.
+SAME_AS = {"login": "register", "resume": "register", "lobby_subscribe": "lobby_list"}
+
+
+def result_names(cell: str) -> set[str] | None:
+    """The keys of the first `{...}` in an answer cell (top level only), or None if none."""
+    start = cell.find("{")
+    if start < 0:
+        return None
+    depth, items, item = 0, [], ""
+    for char in cell[start + 1 :]:
+        if char in "[{(":
+            depth += 1
+        elif char in "]})":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            items.append(item)
+            item = ""
+        elif depth == 0 and char not in "]})":
+            item += char
+    items.append(item)
+    return {part.split(":")[0].strip(" `") for part in items if part.strip(" `")}
+
+
+def request_answers() -> dict[str, str]:
+    """Request name -> its answer cell, in the §5 and §9 request tables."""
+    rows: dict[str, str] = {}
+    inside = False
+    for line in DOC.splitlines():
+        if line.strip() in REQUEST_HEADERS:
+            inside = True
+            continue
+        if not line.startswith("|"):
+            inside = False
+            continue
+        if inside and not line.startswith("| ---"):
+            cells = cells_of(line)
+            rows[cells[0].strip("`")] = cells[2]
+    return rows
+
+
+@pytest.mark.parametrize("request_name", sorted(ev.RESULTS))
+def test_an_ok_result_has_the_documented_keys(request_name: str) -> None:
+    """Each request's `ok` result as the doc writes it ({a, b}) has exactly the keys of its
+    typed result (`pokerroom.protocol.results`, `tournament_messages`)."""
+    answers = request_answers()
+    if request_name == "hello":  # listed in §3 ("The `ok` result: ...")
+        found = re.search(r"The `ok` result: (.*?)\.\n", DOC, re.S)
+        assert found is not None
+        documented = set(re.findall(r"`([a-z_]+)`", found[1]))
+    else:
+        cell = answers[SAME_AS.get(request_name, request_name)]
+        names = result_names(cell)
+        assert names is not None, f"{request_name}: no {{...}} answer in the doc"
+        documented = names
+    assert documented == set(fields_of(ev.RESULTS[request_name]))
+
+
+def test_the_result_parser_reads_nested_answers() -> None:
+    cell = "a page: `{tables: [summary], total, offset}`; then `{x}`"
+    assert result_names(cell) == {"tables", "total", "offset"}
+    assert result_names("`{}`") == set() and result_names("no braces") is None
