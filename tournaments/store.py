@@ -11,6 +11,11 @@ Tables (declared here, listed in `pokerroom.schema.all_metadata()`, created by m
   paid (cash, T$, ticket: T-3, T-16), its buy-in, fee and bounty parts (T-2, T-14), chips, key.
 - `tournament_seats`: every table's seats and stacks as of its last completed hand (T-18).
 - `tournament_refunds`: the T-18 refund plan, one row per component paid by one ledger transfer.
+- `tournament_tickets` (migration 0007): satellite tickets (T-16, T-3): owner, target or buy-in
+  level, value, expiry, state; the value itself is in the ledger's `ticket:<id>` account.
+- `tournament_prize_changes` (0007): every T-15 change of a prize table, by whom and why.
+  Migration 0007 also adds each entry's bounties won (`bounty_won`) and the tournament's bounty
+  state (`bounty_burst`, `bounty_serial`, T-14) and the money T-15 added (`prize_added`).
 
 Every function takes a SQLAlchemy `Connection`: the caller owns the transaction, so a table's
 seats are written in the same transaction as the hand that produced them (docs/ARCHITECTURE.md
@@ -39,6 +44,7 @@ from tournaments.director.refunds import (
     TournamentAtStop,
 )
 from tournaments.director.registration import Funding
+from tournaments.director.tickets import Ticket, TicketState
 
 metadata = sa.MetaData(naming_convention=NAMING)
 
@@ -87,6 +93,11 @@ tournaments = sa.Table(
     sa.Column("started_at_ms", sa.BigInteger, nullable=True),
     sa.Column("stopped_at_ms", sa.BigInteger, nullable=True),  # interrupted, finished, cancelled
     sa.Column("refunded_at_ms", sa.BigInteger, nullable=True),
+    # T-14: the bubble has burst (deferred bounties paid), and bounty settlements so far (keys)
+    sa.Column("bounty_burst", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("bounty_serial", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # T-15: what the house added to the pool by prize changes (T-18 treats it as overlay)
+    sa.Column("prize_added", sa.BigInteger, nullable=False, server_default=sa.text("0")),
     sa.Index("ix_tournaments_status", "status"),
 )
 
@@ -100,6 +111,7 @@ tournament_entries = sa.Table(
     sa.Column("place", sa.Integer, nullable=True),
     sa.Column("prize", sa.BigInteger, nullable=False, server_default=sa.text("0")),
     sa.Column("bounty", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    sa.Column("bounty_won", sa.BigInteger, nullable=False, server_default=sa.text("0")),
 )
 
 tournament_payments = sa.Table(
@@ -148,6 +160,42 @@ tournament_refunds = sa.Table(
     sa.Column("error", sa.String(500), nullable=True),  # the last refusal, for the staff
 )
 
+tournament_tickets = sa.Table(
+    "tournament_tickets",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("owner", sa.String(40), nullable=False),
+    sa.Column("currency", sa.String(8), nullable=False),
+    sa.Column("buy_in", sa.BigInteger, nullable=False),
+    sa.Column("fee", sa.BigInteger, nullable=False),
+    sa.Column("target", sa.String(40), nullable=False, server_default=""),
+    sa.Column("any_of_level", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("source", sa.String(40), nullable=False, server_default=""),
+    sa.Column("state", sa.String(12), nullable=False),
+    sa.Column("used_in", sa.String(40), nullable=False, server_default=""),
+    sa.Column("issued_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("expires_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("updated_at_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_tournament_tickets_owner", "owner"),
+    sa.Index("ix_tournament_tickets_state_expires", "state", "expires_at_ms"),
+    sa.Index("ix_tournament_tickets_target", "target"),
+)
+
+tournament_prize_changes = sa.Table(
+    "tournament_prize_changes",
+    metadata,
+    sa.Column("tournament_id", sa.String(40), sa.ForeignKey("tournaments.id"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("changed_by", sa.String(40), nullable=False),
+    sa.Column("reason", sa.String(500), nullable=False),
+    sa.Column("at_ms", sa.BigInteger, nullable=False),
+    sa.Column("old", sa.JSON, nullable=False),  # the prize table before
+    sa.Column("new", sa.JSON, nullable=False),  # and after
+    sa.Column("added", sa.BigInteger, nullable=False),  # from the house overlay account
+    sa.Column("cash_places", sa.JSON, nullable=False),  # seat places paid in cash (T-15)
+    sa.Column("ledger_key", sa.String(200), nullable=False, unique=True),
+)
+
 #: The `player` of the refund rows that move the rest of the pool to the house (T-7, T-18).
 HOUSE_ROW = "house"
 
@@ -181,6 +229,9 @@ class TournamentRecord:
     started_at_ms: int | None = None
     stopped_at_ms: int | None = None
     refunded_at_ms: int | None = None
+    bounty_burst: bool = False  # T-14: the bubble burst (deferred bounties were paid)
+    bounty_serial: int = 0  # T-14: bounty settlements so far (part of their ledger keys)
+    prize_added: int = 0  # T-15: money the house added to the pool by prize changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +244,7 @@ class EntryRecord:
     place: int | None = None
     prize: int = 0  # prizes paid to this entry (they stand, T-18)
     bounty: int = 0  # the entry's current bounty total (T-14)
+    bounty_won: int = 0  # bounty money paid to the player while this entry played (T-14)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +377,9 @@ def _tournament(row: sa.Row[Any]) -> TournamentRecord:
         started_at_ms=row.started_at_ms,
         stopped_at_ms=row.stopped_at_ms,
         refunded_at_ms=row.refunded_at_ms,
+        bounty_burst=bool(row.bounty_burst),
+        bounty_serial=row.bounty_serial,
+        prize_added=row.prize_added,
     )
 
 
@@ -519,7 +574,7 @@ def load_entries(conn: Connection, tournament_id: str) -> tuple[EntryRecord, ...
         .order_by(tournament_entries.c.player, tournament_entries.c.entry_no)
     )
     return tuple(
-        EntryRecord(r.player, r.entry_no, r.status, r.place, r.prize, r.bounty)
+        EntryRecord(r.player, r.entry_no, r.status, r.place, r.prize, r.bounty, r.bounty_won)
         for r in conn.execute(query)
     )
 
@@ -726,6 +781,7 @@ def load_stopped(conn: Connection, tournament_id: str) -> StoppedTournament:
         guarantee=record.guarantee,
         guarantee_dropped=record.guarantee_dropped,
         prizes=record.prizes if phase is RefundPhase.IN_THE_MONEY else None,
+        added=record.prize_added,
     )
     return StoppedTournament(record, state, payments, live)
 
@@ -846,3 +902,243 @@ def unpaid_refunds(conn: Connection, tournament_id: str) -> int:
         )
     )
     return int(conn.execute(query).scalar_one())
+
+
+# --------------------------------------------------------------------------- bounties (T-14)
+
+
+def save_bounties(
+    conn: Connection,
+    tournament_id: str,
+    *,
+    serial: int,
+    burst: bool,
+    totals: Mapping[tuple[str, int], int],
+    won: Mapping[tuple[str, int], int],
+) -> None:
+    """A bounty settlement: entries' current totals and bounties won (absolute values, so a
+    retried settlement writes the same), the bubble and the settlement count (T-14, T-18).
+
+    Call in the transaction of the settlement's ledger transfer. `totals` and `won` are keyed
+    by (player, entry number); entries not named keep their values.
+    """
+    conn.execute(
+        sa.update(tournaments)
+        .where(tournaments.c.id == tournament_id)
+        .values(bounty_serial=serial, bounty_burst=burst)
+    )
+    rows = [
+        {"tid": tournament_id, "who": p, "no": n, "total": amount, "won": won.get((p, n))}
+        for (p, n), amount in totals.items()
+    ]
+    rows += [
+        {"tid": tournament_id, "who": p, "no": n, "total": None, "won": amount}
+        for (p, n), amount in won.items()
+        if (p, n) not in totals
+    ]
+    for row in rows:
+        values: dict[str, int] = {}
+        if row["total"] is not None:
+            values["bounty"] = int(row["total"])
+        if row["won"] is not None:
+            values["bounty_won"] = int(row["won"])
+        conn.execute(
+            sa.update(tournament_entries)
+            .where(
+                tournament_entries.c.tournament_id == row["tid"],
+                tournament_entries.c.player == row["who"],
+                tournament_entries.c.entry_no == row["no"],
+            )
+            .values(values)
+        )
+
+
+# --------------------------------------------------------------------------- tickets (T-16)
+
+
+def _ticket(row: sa.Row[Any]) -> Ticket:
+    return Ticket(
+        ticket_id=row.id,
+        owner=row.owner,
+        buy_in=row.buy_in,
+        fee=row.fee,
+        target=row.target,
+        issued_at_ms=row.issued_at_ms,
+        expires_at_ms=row.expires_at_ms,
+        state=TicketState(row.state),
+        source=row.source,
+        any_of_level=bool(row.any_of_level),
+        used_in=row.used_in,
+    )
+
+
+def add_ticket(conn: Connection, ticket: Ticket, currency: str, at_ms: int) -> bool:
+    """A new ticket (with the transfer that fills its account); False if it exists already."""
+    if load_ticket(conn, ticket.ticket_id) is not None:
+        return False
+    conn.execute(
+        sa.insert(tournament_tickets).values(
+            id=ticket.ticket_id,
+            owner=ticket.owner,
+            currency=currency,
+            buy_in=ticket.buy_in,
+            fee=ticket.fee,
+            target=ticket.target,
+            any_of_level=ticket.any_of_level,
+            source=ticket.source,
+            state=ticket.state.value,
+            used_in=ticket.used_in,
+            issued_at_ms=ticket.issued_at_ms,
+            expires_at_ms=ticket.expires_at_ms,
+            updated_at_ms=at_ms,
+        )
+    )
+    return True
+
+
+def load_ticket(conn: Connection, ticket_id: str) -> Ticket | None:
+    """One ticket, or None."""
+    row = conn.execute(
+        sa.select(tournament_tickets).where(tournament_tickets.c.id == ticket_id)
+    ).first()
+    return None if row is None else _ticket(row)
+
+
+def ticket_currency(conn: Connection, ticket_id: str) -> str | None:
+    """The currency of a ticket's account, or None for no such ticket."""
+    query = sa.select(tournament_tickets.c.currency).where(tournament_tickets.c.id == ticket_id)
+    value = conn.execute(query).scalar()
+    return None if value is None else str(value)
+
+
+def player_tickets(conn: Connection, owner: str) -> tuple[Ticket, ...]:
+    """A player's tickets, newest first."""
+    query = (
+        sa.select(tournament_tickets)
+        .where(tournament_tickets.c.owner == owner)
+        .order_by(tournament_tickets.c.issued_at_ms.desc(), tournament_tickets.c.id)
+    )
+    return tuple(_ticket(r) for r in conn.execute(query))
+
+
+def tickets_for_target(conn: Connection, target: str) -> tuple[Ticket, ...]:
+    """Tickets naming `target`, or paying an entry there, by id."""
+    query = (
+        sa.select(tournament_tickets)
+        .where(
+            sa.or_(tournament_tickets.c.target == target, tournament_tickets.c.used_in == target)
+        )
+        .order_by(tournament_tickets.c.id)
+    )
+    return tuple(_ticket(r) for r in conn.execute(query))
+
+
+def expired_tickets(conn: Connection, now_ms: int, limit: int = 500) -> tuple[Ticket, ...]:
+    """Usable tickets whose expiry has passed (issued or returned), oldest expiry first."""
+    query = (
+        sa.select(tournament_tickets)
+        .where(
+            tournament_tickets.c.state.in_([TicketState.ISSUED.value, TicketState.RETURNED.value]),
+            tournament_tickets.c.expires_at_ms <= now_ms,
+        )
+        .order_by(tournament_tickets.c.expires_at_ms, tournament_tickets.c.id)
+        .limit(limit)
+    )
+    return tuple(_ticket(r) for r in conn.execute(query))
+
+
+def save_ticket(
+    conn: Connection, ticket: Ticket, expected: Iterable[TicketState], at_ms: int
+) -> bool:
+    """Move a ticket to `ticket`'s state if it is now in one of `expected` (a guarded step);
+    False if it was not (someone else moved it first). Owner and value never change."""
+    query = (
+        sa.update(tournament_tickets)
+        .where(
+            tournament_tickets.c.id == ticket.ticket_id,
+            tournament_tickets.c.owner == ticket.owner,
+            tournament_tickets.c.state.in_([TicketState(s).value for s in expected]),
+        )
+        .values(
+            state=ticket.state.value,
+            used_in=ticket.used_in,
+            any_of_level=ticket.any_of_level,
+            updated_at_ms=at_ms,
+        )
+    )
+    return bool(conn.execute(query).rowcount == 1)
+
+
+# --------------------------------------------------------------------------- prize changes (T-15)
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeChangeRecord:
+    """One T-15 change of a tournament's prize table, as audited."""
+
+    seq: int
+    changed_by: str
+    reason: str
+    at_ms: int
+    old: PrizeTable
+    new: PrizeTable
+    added: int
+    cash_places: tuple[int, ...]
+    ledger_key: str
+
+
+def add_prize_change(conn: Connection, tournament_id: str, change: PrizeChangeRecord) -> None:
+    """Record a change, the new prize table and the money added (T-18 treats it as overlay).
+
+    Call in the transaction of the change's ledger transfer (the house's money into the pool).
+    """
+    conn.execute(
+        sa.insert(tournament_prize_changes).values(
+            tournament_id=tournament_id,
+            seq=change.seq,
+            changed_by=change.changed_by,
+            reason=change.reason[:500],
+            at_ms=change.at_ms,
+            old=_prizes_json(change.old),
+            new=_prizes_json(change.new),
+            added=change.added,
+            cash_places=list(change.cash_places),
+            ledger_key=change.ledger_key,
+        )
+    )
+    conn.execute(
+        sa.update(tournaments)
+        .where(tournaments.c.id == tournament_id)
+        .values(
+            prizes=_prizes_json(change.new),
+            prize_added=tournaments.c.prize_added + change.added,
+            overlay_posted=tournaments.c.overlay_posted + change.added,
+        )
+    )
+
+
+def load_prize_changes(conn: Connection, tournament_id: str) -> tuple[PrizeChangeRecord, ...]:
+    """Every change of the tournament's prizes, in order."""
+    query = (
+        sa.select(tournament_prize_changes)
+        .where(tournament_prize_changes.c.tournament_id == tournament_id)
+        .order_by(tournament_prize_changes.c.seq)
+    )
+    found = []
+    for r in conn.execute(query):
+        old, new = _prizes(r.old), _prizes(r.new)
+        assert old is not None and new is not None
+        found.append(
+            PrizeChangeRecord(
+                r.seq,
+                r.changed_by,
+                r.reason,
+                r.at_ms,
+                old,
+                new,
+                r.added,
+                tuple(int(p) for p in r.cash_places),
+                r.ledger_key,
+            )
+        )
+    return tuple(found)

@@ -33,6 +33,7 @@ class AccountKind(StrEnum):
     BOUNTY_POOL = "bounty_pool"  # a bounty tournament's bounties, T-14
     STAKING_ESCROW = "staking_escrow"  # money buyers paid for action, held until settlement, T-17
     TICKET = "ticket"  # a tournament seat won or given (T-3, T-16): its value, owner = ticket id
+    HOUSE_EXPIRED = "house_expired"  # what tickets held when they expired unused (T-16)
     EXTERNAL = "external"  # the world outside: deposits and withdrawals; may go negative
 
 

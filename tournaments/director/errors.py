@@ -40,6 +40,16 @@ NOT_IN_DEAL = "not_in_deal"  # the player is not one of the remaining players of
 NO_DEAL = "no_deal"  # no proposal is waiting for answers
 DEAL_EXPIRED = "deal_expired"  # the answer came at or after the deadline: silence is a rejection
 BAD_DEAL = "bad_deal"  # a custom split not summing to the money dealt, or below the floor
+# T-16, T-3 tickets
+UNKNOWN_TICKET = "unknown_ticket"  # no such ticket among the player's own
+TICKET_NOT_USABLE = "ticket_not_usable"  # used, converted or expired already
+TICKET_EXPIRED = "ticket_expired"  # its expiry has passed
+WRONG_TICKET = "wrong_ticket"  # for another tournament or buy-in level
+# T-15 prize changes
+PRIZES_NOT_FIXED = "prizes_not_fixed"  # the prize table is fixed once the pool is final (T-6)
+PRIZE_LOWERED = "prize_lowered"  # a change never lowers a prize, nor pays less than a seat
+UNBALANCED_PRIZES = "unbalanced_prizes"  # the new table does not pay out exactly the pool
+BAD_PRIZES = "bad_prizes"  # a better place paying less, a finished place changed, a bad place
 
 ALL_CODES: tuple[str, ...] = tuple(
     value for name, value in sorted(globals().items()) if name.isupper() and isinstance(value, str)

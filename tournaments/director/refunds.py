@@ -88,6 +88,7 @@ class TournamentAtStop:
     guarantee: int = 0
     guarantee_dropped: bool = False  # T-5: late registration closed at the money
     prizes: PrizeTable | None = None  # the fixed prize table; needed in the money
+    added: int = 0  # T-15: what the house added to the pool by raising prizes
 
     @property
     def collected(self) -> int:
@@ -96,8 +97,10 @@ class TournamentAtStop:
 
     @property
     def overlay(self) -> int:
-        """What the guarantee adds to the pool (T-6), 0 when reached or dropped (T-5)."""
-        return 0 if self.guarantee_dropped else max(0, self.guarantee - self.collected)
+        """What the house adds to the pool: the guarantee's overlay (T-6; 0 when reached or
+        dropped, T-5) and the money of prize changes (T-15), never shared like the overlay."""
+        guaranteed = 0 if self.guarantee_dropped else max(0, self.guarantee - self.collected)
+        return guaranteed + self.added
 
     @property
     def remaining(self) -> tuple[PlayerAtStop, ...]:
@@ -269,8 +272,8 @@ def _check(state: TournamentAtStop) -> None:
     names = [p.player for p in state.players]
     if len(set(names)) != len(names):
         raise ValueError("a player is listed twice")
-    if state.guarantee < 0:
-        raise ValueError("the guarantee must not be negative")
+    if state.guarantee < 0 or state.added < 0:
+        raise ValueError("the guarantee and the money added must not be negative")
     for p in state.players:
         amounts = (p.buy_in, p.fee, p.live_fee, p.chips, p.bounty, p.prizes_paid)
         if min(amounts) < 0 or p.live_fee > p.fee:
