@@ -98,6 +98,9 @@ tournaments = sa.Table(
     sa.Column("bounty_serial", sa.Integer, nullable=False, server_default=sa.text("0")),
     # T-15: what the house added to the pool by prize changes (T-18 treats it as overlay)
     sa.Column("prize_added", sa.BigInteger, nullable=False, server_default=sa.text("0")),
+    # T-18 (migration 0008): when the running tournament's state was last written; after a
+    # crash, the outage is measured from it (outage.resume_within_minutes)
+    sa.Column("saved_at_ms", sa.BigInteger, nullable=True),
     sa.Index("ix_tournaments_status", "status"),
 )
 
@@ -232,6 +235,7 @@ class TournamentRecord:
     bounty_burst: bool = False  # T-14: the bubble burst (deferred bounties were paid)
     bounty_serial: int = 0  # T-14: bounty settlements so far (part of their ledger keys)
     prize_added: int = 0  # T-15: money the house added to the pool by prize changes
+    saved_at_ms: int | None = None  # T-18: the running state's last write (the outage from it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +384,7 @@ def _tournament(row: sa.Row[Any]) -> TournamentRecord:
         bounty_burst=bool(row.bounty_burst),
         bounty_serial=row.bounty_serial,
         prize_added=row.prize_added,
+        saved_at_ms=row.saved_at_ms,
     )
 
 
