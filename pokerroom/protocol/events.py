@@ -481,6 +481,16 @@ class TableResumed(TableEvent, tag="table_resumed", frozen=True):
     paused_ms: int
 
 
+@message
+class TableHalted(TableEvent, tag="table_halted", frozen=True):
+    """The database refused a table's step for good (not an outage): the table deals no more
+    until the room restarts, when the hand `hand_id` is void (C-12); its result was never sent
+    (docs/ARCHITECTURE.md rule 14)."""
+
+    step: str
+    hand_id: str | None
+
+
 def server_messages() -> list[type[ServerMessage]]:
     """Every server message, in definition order (import tournament_messages to add those)."""
     return list(SERVER_TYPES.values())
