@@ -80,7 +80,8 @@ class TableActor(HandLoop, Membership):
         """Stop dealing and timing (server shutdown); an unfinished hand is void on restart."""
         self._closed = True
         self.action_clock.stop()
-        for call in [self._next_hand, *self._sitout_timers.values()]:
+        self.pause.stop()
+        for call in [self._next_hand, *self._sitout_timers.values(), *self._cashing_out.values()]:
             if call is not None and call.active():
                 call.cancel()
         self._next_hand = None
@@ -112,7 +113,15 @@ class TableActor(HandLoop, Membership):
     def observe(self, player_id: str) -> dict[str, Any]:
         """Start receiving the table's public events; returns the snapshot."""
         self.observers.add(player_id)
+        self._tell_pause(player_id)
         return self.snapshot(player_id)
+
+    def _tell_pause(self, player_id: str) -> None:
+        """A player who opens the table while it waits for the database hears so (C-12)."""
+        notice = self.pause.notice()
+        if notice is not None:
+            kind = notice.pop("type")
+            self.listener.send(player_id, message(self.table_id, kind, **notice))
 
     def unobserve(self, player_id: str) -> dict[str, Any]:
         """Stop receiving public events; a seated player must leave first."""
@@ -172,6 +181,7 @@ class TableActor(HandLoop, Membership):
         if number is not None:
             self.seats[number].disconnected = False
         self.listener.send(player_id, self.snapshot_message(player_id))
+        self._tell_pause(player_id)
         hand = self.hand
         if (
             number is not None

@@ -1,4 +1,9 @@
-"""HandStore: the table's persistence as Deferreds, run in the ledger's thread pool (ARCH 7)."""
+"""HandStore: the table's persistence as Deferreds, run in the ledger's thread pools (ARCH 7).
+
+Hands, seats and money go down the ledger's money lane and are retried through an outage
+(each write is idempotent: store.py, memory.py); hand histories are reads, in the bounded
+read lane, so that no history request ever delays a hand (docs/ARCHITECTURE.md rule 16).
+"""
 
 from __future__ import annotations
 
@@ -20,23 +25,23 @@ class HandStore:
 
     def recover(self, table_id: str, currency: str) -> Deferred[Recovery]:
         """C-12: void interrupted hands, finish half-recorded settlements, reload seats."""
-        return self.ledger.run(store.recover_table, table_id, currency)
+        return self.ledger.write(store.recover_table, table_id, currency)
 
     def admission(
         self, player_id: str, stakes: str, table_id: str, now_ms: int
     ) -> Deferred[Admission]:
         """C-8 block, C-10 rathole record and C-4 memory for a player sitting down."""
-        return self.ledger.run(memory.admission, player_id, stakes, table_id, now_ms)
+        return self.ledger.write(memory.admission, player_id, stakes, table_id, now_ms)
 
     def seat_player(self, table_id: str, row: SeatRow, currency: str, key: str) -> Deferred[None]:
         """Write the seat and move the buy-in wallet -> escrow."""
-        return self.ledger.run(store.seat_player, table_id, row, currency, key)
+        return self.ledger.write(store.seat_player, table_id, row, currency, key)
 
     def add_chips(
         self, table_id: str, player_id: str, currency: str, amount: int, key: str
     ) -> Deferred[bool]:
         """A top-up: wallet -> escrow (C-9); fires True if `key` had already moved it (P-2)."""
-        return self.ledger.run(store.add_chips, table_id, player_id, currency, amount, key)
+        return self.ledger.write(store.add_chips, table_id, player_id, currency, amount, key)
 
     def start_hand(
         self,
@@ -48,7 +53,7 @@ class HandStore:
         seats: list[SeatRow],
     ) -> Deferred[None]:
         """The `started` hands row and the seats, before the first card (C-12)."""
-        return self.ledger.run(
+        return self.ledger.write(
             store.start_hand, hand_id, table_id, number, now_ms, dict(start_stacks), seats
         )
 
@@ -64,7 +69,7 @@ class HandStore:
         history: HistoryIn | None = None,
     ) -> Deferred[None]:
         """The hand's one ledger transfer, then `settled` with its history (C-11, C-12)."""
-        return self.ledger.run(
+        return self.ledger.write(
             store.settle_hand,
             hand_id,
             table_id,
@@ -80,7 +85,7 @@ class HandStore:
         self, player_id: str, table_id: str | None = None, limit: int = 20
     ) -> Deferred[list[str]]:
         """The player's latest finished hands as PHH text, others' hidden cards masked (C-15)."""
-        return self.ledger.run(histories.player_histories, player_id, table_id, limit)
+        return self.ledger.read(histories.player_histories, player_id, table_id, limit)
 
     def history_page(
         self,
@@ -91,7 +96,7 @@ class HandStore:
     ) -> Deferred[list[tuple[str, str]]]:
         """A page of the player's finished hands older than the cursor `before`, newest first:
         up to `limit` + 1 (cursor, PHH text) pairs, others' hidden cards masked (C-15)."""
-        return self.ledger.run(histories.player_history_page, player_id, table_id, limit, before)
+        return self.ledger.read(histories.player_history_page, player_id, table_id, limit, before)
 
     def cash_out(
         self,
@@ -106,7 +111,7 @@ class HandStore:
         missed: tuple[bool, bool],
     ) -> Deferred[CashOut]:
         """Escrow -> wallet and the C-8/C-10/C-4 records of leaving."""
-        return self.ledger.run(
+        return self.ledger.write(
             memory.cash_out,
             table_id,
             seat,

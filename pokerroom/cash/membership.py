@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from twisted.internet.defer import Deferred
@@ -14,11 +16,12 @@ from twisted.python.failure import Failure
 from pokerroom.cash import errors as codes
 from pokerroom.cash.declines import is_decline
 from pokerroom.cash.memory import CashOut
+from pokerroom.cash.pause import TABLE_BACKOFF
 from pokerroom.cash.policies import AdmissionDecision
 from pokerroom.cash.seating import Seat, free_seat
 from pokerroom.cash.state import IDLE, PLAYING, TableState
 from pokerroom.cash.store import SeatRow
-from pokerroom.ledger.errors import IdempotencyConflict, InsufficientFunds
+from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.table.clock import seconds_to_ms
 
@@ -35,6 +38,8 @@ def _ledger_error(failure: Failure) -> Failure:
         return Failure(ProtocolError(codes.INSUFFICIENT_FUNDS, "the wallet holds too little"))
     if failure.check(IdempotencyConflict):  # P-2: a client's key reused for other content
         return Failure(ProtocolError(IdempotencyConflict.code, "this key was used for another"))
+    if isinstance(failure.value, ServiceUnavailable | Busy):  # an outage or load: try later
+        return Failure(ProtocolError(failure.value.code, failure.value.message))
     return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
 
 
@@ -56,6 +61,8 @@ class Membership(TableState):
             raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
         if player_id in self.by_player or player_id in self._joining:
             raise ProtocolError(codes.ALREADY_SEATED, "you already sit at this table")
+        if player_id in self._cashing_out:
+            raise ProtocolError(codes.LEAVING, "your cash-out from this table is not done yet")
         if not _is_amount(buy_in):
             raise ProtocolError(codes.INVALID_AMOUNT, "buy_in must be a positive int of cents")
         taken = set(self.seats) | self._reserved
@@ -290,7 +297,8 @@ class Membership(TableState):
         timer = self._sitout_timers.pop(seat.player_id, None)
         if timer is not None and timer.active():
             timer.cancel()
-        d = self.store.cash_out(
+        cash_out = partial(  # the same values on every try: memory.cash_out is idempotent
+            self.store.cash_out,
             self.table_id,
             seat.number,
             seat.player_id,
@@ -301,8 +309,24 @@ class Membership(TableState):
             declined,
             (seat.missed_sb, seat.missed_bb),
         )
+        self._cashing_out[seat.player_id] = None
+        self._try_cash_out(seat, cash_out, 0)
+        self._maybe_schedule_hand()
+
+    def _try_cash_out(
+        self, seat: Seat, cash_out: Callable[[], Deferred[CashOut]], tries: int
+    ) -> None:
+        """Cash out; while the database is out, keep the seat empty and try again (C-12).
+
+        The leave is answered when the money is back in the wallet: the outage only delays it.
+        """
+        self._cashing_out[seat.player_id] = None
+        if self._closed:
+            return  # the seat row and the escrow stay: the restart reseats the player (C-12)
+        d = cash_out()
 
         def cashed(out: CashOut) -> dict[str, Any]:
+            self._cashing_out.pop(seat.player_id, None)
             self._reserved.discard(seat.number)
             self.log.info(
                 "stood_up", player_id=seat.player_id, amount=out.amount, decline=out.decline_number
@@ -318,7 +342,19 @@ class Membership(TableState):
             return result
 
         def failed(failure: Failure) -> None:
-            # The money stayed in escrow: keep the seat, sitting out, and say so (P-1).
+            if failure.check(ServiceUnavailable, Busy) and not self._closed:
+                if tries == 0:
+                    self.log.warning(
+                        "cash_out_waiting",
+                        player_id=seat.player_id,
+                        error=str(failure.value)[:200],
+                    )
+                delay = TABLE_BACKOFF.delay(tries)
+                later = self.clock.callLater(delay, self._try_cash_out, seat, cash_out, tries + 1)
+                self._cashing_out[seat.player_id] = later
+                return
+            # Refused for good: the money stayed in escrow: keep the seat, sitting out (P-1).
+            self._cashing_out.pop(seat.player_id, None)
             self._reserved.discard(seat.number)
             seat.leaving = False
             self.seats[seat.number] = seat
@@ -330,4 +366,3 @@ class Membership(TableState):
                 waiter.errback(_ledger_error(failure))
 
         d.addCallbacks(cashed, failed)
-        self._maybe_schedule_hand()

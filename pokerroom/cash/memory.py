@@ -93,13 +93,22 @@ def cash_out(
     declined: bool,
     missed: tuple[bool, bool],
 ) -> CashOut:
-    """Leave: escrow -> wallet, then forget the seat and record C-8, C-10 and C-4 memory."""
+    """Leave: escrow -> wallet, then forget the seat and record C-8, C-10 and C-4 memory.
+
+    Idempotent (the ledger service retries it through an outage): a second run finds the
+    keyed move of the first and records what it moved; the records are replaced, and the
+    decline of this leave (its `now_ms`) is counted once.
+    """
     ref = escrow(table_id, player_id, currency)
-    try:
-        amount = get_account(engine, ref).balance
-    except UnknownAccount:
-        amount = 0
-    if amount > 0:
+    earlier = transfers.get_transfer(engine, key=key)
+    if earlier is not None:  # a run before this one moved the money; its answer was lost
+        amount = max(p.amount for p in earlier.transfer.postings)
+    else:
+        try:
+            amount = get_account(engine, ref).balance
+        except UnknownAccount:
+            amount = 0
+    if amount > 0 and earlier is None:
         transfers.move(
             engine,
             key=key,
@@ -137,11 +146,13 @@ def _replace(
 def _record_decline(
     conn: Connection, player_id: str, stakes: str, table_id: str, now_ms: int, amount: int
 ) -> CashOut:
-    """C-8: record the decline, count the window's declines, block for the n-th."""
-    conn.execute(
-        sa.insert(cash_declines),
-        {"player_id": player_id, "stakes": stakes, "table_id": table_id, "at_ms": now_ms},
-    )
+    """C-8: record the decline, count the window's declines, block for the n-th.
+
+    A decline (and its block) already recorded for this leave is not recorded twice.
+    """
+    mine = {"player_id": player_id, "stakes": stakes, "table_id": table_id, "at_ms": now_ms}
+    if not _stored(conn, cash_declines, mine):
+        conn.execute(sa.insert(cash_declines), mine)
     since = now_ms - DECLINE_WINDOW_SECONDS * 1000
     n = conn.execute(
         sa.select(sa.func.count())
@@ -154,9 +165,15 @@ def _record_decline(
     ).scalar_one()
     minutes = decline_block_minutes(n)
     until = now_ms + minutes * 60_000 if minutes else None
-    if until is not None:
-        conn.execute(
-            sa.insert(cash_blocks),
-            {"player_id": player_id, "stakes": stakes, "decline_number": n, "until_ms": until},
-        )
+    block = {"player_id": player_id, "stakes": stakes, "decline_number": n, "until_ms": until}
+    if until is not None and not _stored(conn, cash_blocks, block):
+        conn.execute(sa.insert(cash_blocks), block)
     return CashOut(amount, n, until)
+
+
+def _stored(conn: Connection, table: sa.Table, values: Mapping[str, Any]) -> bool:
+    """Whether a row with exactly these values exists (written by an earlier run)."""
+    where = [table.c[k] == v for k, v in values.items()]
+    return (
+        conn.execute(sa.select(sa.literal(1)).select_from(table).where(*where)).first() is not None
+    )

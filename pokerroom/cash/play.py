@@ -6,6 +6,8 @@ players' commands. Both run on the reactor thread only.
 
 from __future__ import annotations
 
+from functools import partial
+
 from twisted.python.failure import Failure
 
 from pokerroom.cash.histories import hand_history
@@ -61,16 +63,17 @@ class HandLoop(TableState):
         self.hand_number += 1
         self.phase = STARTING
         self.start_stacks = {self.seats[n].player_id: self.seats[n].stack for n in plan.order}
-        d = self.store.start_hand(
+        hand_id, now_ms, stacks, rows = (
             self.hand_id,
-            cfg.table_id,
-            number,
             self._now_ms(),
             self.start_stacks,
             self._seat_rows(),
         )
-        d.addCallback(lambda _: self._deal())
-        d.addErrback(self._halt, "start_hand")
+        self.pause.run(  # retried with these same values until the database takes them
+            "start_hand",
+            lambda: self.store.start_hand(hand_id, cfg.table_id, number, now_ms, stacks, rows),
+            self._deal,
+        )
 
     def _pick_button(self, ready: list[int]) -> int:
         """The first button of a game is drawn at random among the ready seats."""
@@ -248,7 +251,8 @@ class HandLoop(TableState):
         fields = hand_history(
             hand, self.hand_seq, self.hand_id, self.config, self.order, self.players
         )
-        d = self.store.settle_hand(
+        settle = partial(
+            self.store.settle_hand,
             self.hand_id,
             self.config.table_id,
             self.config.currency,
@@ -258,8 +262,7 @@ class HandLoop(TableState):
             self._now_ms(),
             (self.config.table_id, self.players, fields),
         )
-        d.addCallback(lambda _: self._after_hand())
-        d.addErrback(self._halt, "settle_hand")
+        self.pause.run("settle_hand", settle, self._after_hand)  # retried until it lands
 
     def _after_hand(self) -> None:
         """Between hands: pending top-ups, busted players, leavers; then the next hand."""
@@ -278,8 +281,13 @@ class HandLoop(TableState):
                 self._sit_out_seat(seat, reason="no_chips")
         self._maybe_schedule_hand()
 
-    def _halt(self, failure: Failure, step: str) -> None:
-        """A database failure mid-hand: stop dealing; a restart voids the hand (C-12)."""
+    def _halt(self, step: str, failure: Failure) -> None:
+        """The database refused `step` for good (not an outage, which pauses): stop dealing;
+        the hand is void on restart (C-12); the audience hears `table_halted`."""
         self.phase = HALTED
         self.action_clock.stop()
-        self.log.error("table_halted", step=step, error=str(failure.value))
+        self.log.error(
+            "table_halted", step=step, error=str(failure.value), traceback=failure.getTraceback()
+        )
+        hand_id = self.hand_id or None
+        self._broadcast(message(self.table_id, "table_halted", step=step, hand_id=hand_id))

@@ -16,10 +16,12 @@ import structlog
 from structlog.typing import FilteringBoundLogger
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.python.failure import Failure
 
 from pokerroom.cash import errors as codes
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
+from pokerroom.cash.pause import TablePause
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
 from pokerroom.cash.seating import Seat
 from pokerroom.cash.store import SeatRow
@@ -86,13 +88,17 @@ class TableState(ABC):
         self._seen = 0
         self._next_hand: IDelayedCall | None = None
         self._closed = False
-        self._reserved: set[int] = set()  # seats being sat in or cashed out
         #: Staff hold (docs/ADMIN.md): `paused` deals no new hand; `closed` also seats no one.
         self.staff_hold: str | None = None
+        self._reserved: set[int] = set()  # seats being sat in or cashed out
         self._joining: set[str] = set()
         self._topping_up: dict[str, int] = {}
         self._admitted: dict[str, AdmissionDecision] = {}
         self._leaves: dict[str, list[Deferred[dict[str, Any]]]] = {}
+        #: Players whose cash-out waits for the database, with the timer of its next try.
+        self._cashing_out: dict[str, IDelayedCall | None] = {}
+        #: Hand starts and settlements, paused and retried while the database is out (C-12).
+        self.pause = TablePause(clock, self._notify, lambda: self.log, self._halt)
         self._sitout_timers: dict[str, IDelayedCall] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -107,6 +113,11 @@ class TableState(ABC):
 
     def _broadcast(self, msg: Message, exclude: set[str] | None = None) -> None:
         self.listener.broadcast(self.config.table_id, msg, exclude or set())
+
+    def _notify(self, fields: dict[str, Any]) -> None:
+        """Broadcast a table event given as its fields with `type` (`table_paused`, ...)."""
+        rest = dict(fields)
+        self._broadcast(message(self.table_id, rest.pop("type"), **rest))
 
     def _seat_of(self, player_id: str) -> Seat:
         if self._closed or self.phase == HALTED:
@@ -147,6 +158,10 @@ class TableState(ABC):
     @abstractmethod
     def _maybe_schedule_hand(self) -> None:
         """Deal the next hand after the pause, if two players are ready (HandLoop)."""
+
+    @abstractmethod
+    def _halt(self, step: str, failure: Failure) -> None:
+        """The database refused a hand's step for good: stop dealing (HandLoop, C-12)."""
 
     @abstractmethod
     def _on_timebank(self, remaining_ms: int) -> None:

@@ -1,14 +1,18 @@
 """Cash-table persistence: hands, seats at hand boundaries, rake shares, C-8/C-10/C-4 memory.
 
 The tables live on the ledger's MetaData (one schema source); migration 0003 creates them.
-Every function here is blocking and runs in the ledger's thread pool through
-`LedgerService.run` (ARCHITECTURE rule 7); each returns plain values.
+Every function here is blocking and runs in the ledger's thread pools through the
+`LedgerService` (docs/ARCHITECTURE.md rule 7); each returns plain values. The writes that the
+service retries through an outage (`start_hand`, `settle_hand`, `seat_player`, `add_chips`,
+`recover_table`) are idempotent: run again after a commit whose answer was lost, they find
+their rows and ledger keys in place and change nothing more (rule 16).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -221,7 +225,12 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
 
     voided, settled, rows, next_number = in_transaction(engine, work)
     seats = []
+    seen: set[str] = set()
     for r in rows:
+        if r.player_id in seen:  # one seat per player: a second row is a stale leftover
+            in_transaction(engine, partial(delete_seat, table_id=table_id, seat=r.seat))
+            continue
+        seen.add(r.player_id)
         try:
             balance = get_account(engine, escrow(table_id, r.player_id, currency)).balance
         except UnknownAccount:
@@ -278,12 +287,23 @@ def delete_seat(conn: Connection, table_id: str, seat: int) -> None:
 
 
 def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key: str) -> None:
-    """Write the seat, then move the buy-in wallet -> seat escrow; undo the seat on failure."""
-    in_transaction(engine, lambda c: c.execute(sa.insert(cash_seats), _seat_values(table_id, row)))
+    """Write the seat, then move the buy-in wallet -> seat escrow; undo the seat on failure.
+
+    Idempotent: the seat row is rewritten and the buy-in is one keyed move.
+    """
+
+    def write_seat(conn: Connection) -> None:
+        delete_seat(conn, table_id, row.seat)
+        conn.execute(sa.insert(cash_seats), _seat_values(table_id, row))
+
+    in_transaction(engine, write_seat)
     try:
         add_chips(engine, table_id, row.player_id, currency, row.stack, key)
     except Exception:
-        in_transaction(engine, lambda c: delete_seat(c, table_id, row.seat))
+        # In an outage the undo fails too; a seat row without escrow money is dropped when
+        # the table next starts (C-12), and a retry rewrites the row anyway.
+        with suppress(sa.exc.DBAPIError):
+            in_transaction(engine, partial(delete_seat, table_id=table_id, seat=row.seat))
         raise
 
 
@@ -313,7 +333,10 @@ def start_hand(
     start_stacks: Mapping[str, int],
     seats: list[SeatRow],
 ) -> None:
-    """C-12: the `started` hands row and the seats at this boundary, before the first card."""
+    """C-12: the `started` hands row and the seats at this boundary, before the first card.
+
+    Idempotent: run again after its commit, it finds the row and rewrites the seats only.
+    """
 
     def work(conn: Connection) -> None:
         conn.execute(
@@ -329,7 +352,18 @@ def start_hand(
         )
         _save_seats(conn, table_id, seats)
 
-    in_transaction(engine, work)
+    try:
+        in_transaction(engine, work)
+    except sa.exc.IntegrityError:
+        if not _exists(engine, cash_hands.c.id, hand_id):
+            raise
+        in_transaction(engine, lambda c: _save_seats(c, table_id, seats))
+
+
+def _exists(engine: Engine, column: sa.Column[str], value: str) -> bool:
+    """Whether a row with `column == value` is stored (an earlier run of the same write)."""
+    query = sa.select(column).where(column == value).limit(1)
+    return read(engine, lambda conn: conn.execute(query).first()) is not None
 
 
 def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
@@ -391,6 +425,7 @@ def settle_hand(
     The rake shares travel in the transfer's memo (or, if too long, on the hands row first),
     so that a crash between the transfer and the status change is finished by
     `recover_table` with the shares intact (C-11, C-12). Two commits per hand settled.
+    Idempotent: the transfer is keyed, and a second run finds the history already stored.
     """
     result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
     memo = json.dumps(dict(rake_by_player), separators=(",", ":"), sort_keys=True)
@@ -417,4 +452,9 @@ def settle_hand(
             reference=f"hand:{hand_id}",
             memo=memo,
         )
-    in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms, history))
+    try:
+        in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms, history))
+    except sa.exc.IntegrityError:
+        if history is None or not _exists(engine, cash_hand_histories.c.hand_id, hand_id):
+            raise
+        in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms))
