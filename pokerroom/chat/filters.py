@@ -60,6 +60,10 @@ class ChatRules:
     blocked_words: tuple[str, ...] = DEFAULT_BLOCKED_WORDS
     hand_talk_rule: bool = True  # C-13 table setting: default on
     hand_talk_mode: str = "all"  # "all": no line from non-players; "keywords": hand words only
+    # The log of accepted lines (pokerroom.chat.batch): a bounded queue written in batches.
+    log_queue_lines: int = 5000  # lines waiting to be stored; past it chat is server_busy
+    log_queue_bytes: int = 1 << 20  # ... or this many bytes of them
+    log_batch_seconds: float = 0.5  # a batch is written at most this long after its first line
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> ChatRules:

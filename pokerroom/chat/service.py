@@ -1,13 +1,16 @@
 """The chat service (C-13): mutes, rate limit, repeats, filters, and a log of every line.
 
 Decisions are made on the reactor thread from memory, with time from an injected
-IReactorTime; lines and mutes are written through the ledger's thread pool to the
-`chat_lines` and `chat_mutes` tables (refused lines too, with their code).
+IReactorTime. Every line shown is kept: accepted lines go to a bounded queue that
+`pokerroom.chat.batch.LineWriter` writes to `chat_lines` in batches through the ledger's log
+lane, never on the path that settles hands (docs/ARCHITECTURE.md rule 16). A refused line
+(muted, rate-limited, too long, filtered) is answered at once and touches no database: it is
+only counted (`ChatService.refused`). Mutes are written through the log lane too.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +20,7 @@ from sqlalchemy.engine import Engine
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import IReactorTime
 
+from pokerroom.chat.batch import ChatLine, LineWriter
 from pokerroom.chat.filters import ChatRules, first_problem, normalise
 from pokerroom.ledger import LedgerService
 from pokerroom.ledger.db import in_transaction, read
@@ -53,13 +57,6 @@ class Mute:
         return at_table and (self.until_ms is None or now_ms < self.until_ms)
 
 
-def _insert_line(
-    engine: Engine, at_ms: int, table_id: str | None, player: str, text: str, refused: str | None
-) -> int:
-    values = dict(at_ms=at_ms, table_id=table_id, player=player, text=text, refused=refused)
-    return _inserted_id(engine, sa.insert(chat_lines).values(**values))
-
-
 def _insert_mute(engine: Engine, values: dict[str, Any]) -> int:
     return _inserted_id(engine, sa.insert(chat_mutes).values(**values))
 
@@ -91,7 +88,10 @@ def _active_mutes(engine: Engine, now_ms: int) -> list[Mute]:
 
 
 def chat_log(engine: Engine, table_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-    """The latest chat lines (accepted and refused), oldest first: for staff and tests."""
+    """The latest stored chat lines, oldest first: for staff and tests.
+
+    Lines refused before this server stored none carry their refusal code in `refused`.
+    """
     query = sa.select(chat_lines).order_by(chat_lines.c.id.desc()).limit(limit)
     if table_id is not None:
         query = query.where(chat_lines.c.table_id == table_id)
@@ -100,12 +100,20 @@ def chat_log(engine: Engine, table_id: str | None = None, limit: int = 100) -> l
 
 
 class ChatService:
-    """Accepts or refuses chat lines (C-13) and keeps every one of them."""
+    """Accepts or refuses chat lines (C-13) and keeps every line it shows."""
 
     def __init__(self, clock: IReactorTime, ledger: LedgerService, rules: ChatRules) -> None:
         self.clock = clock
         self.ledger = ledger
         self.rules = rules
+        self.writer = LineWriter(
+            clock,
+            ledger,
+            max_lines=rules.log_queue_lines,
+            max_bytes=rules.log_queue_bytes,
+            batch_seconds=rules.log_batch_seconds,
+        )
+        self.refused: Counter[str] = Counter()  # refused lines by code: counted, never stored
         self._mutes: dict[str, list[Mute]] = {}
         self._recent: dict[str, deque[float]] = {}
         self._last_lines: dict[str, deque[tuple[float, str]]] = {}
@@ -116,7 +124,7 @@ class ChatService:
 
     def load(self) -> Deferred[None]:
         """Read the active mutes from the database (at start-up)."""
-        d = self.ledger.run(_active_mutes, self.now_ms())
+        d = self.ledger.read(_active_mutes, self.now_ms())
 
         def keep(mutes: list[Mute]) -> None:
             self._mutes.clear()
@@ -133,17 +141,20 @@ class ChatService:
     def post(
         self, player: str, table_id: str, text: str, *, in_hand: bool, hand_running: bool
     ) -> Deferred[dict[str, Any]]:
-        """Check a line; fires with the `chat` event once stored, or fails with the reason."""
+        """Check a line; fires at once with the `chat` event (the line is stored in the next
+        batch), or raises the reason it is refused: nothing is stored for a refused line."""
         now = self.clock.seconds()
         code = self._check(player, table_id, text, now, in_hand=in_hand, hand_running=hand_running)
-        at_ms = int(now * 1000)
-        stored = self.ledger.run(_insert_line, at_ms, table_id, player, text, code)
         if code is not None:
-            stored.addErrback(lambda f: log.error("chat_store_failed", error=str(f.value)))
+            self.refused[code] += 1
             mute = self.mute_of(player, table_id) if code == errors.CHAT_MUTED else None
             details = {"until_ms": mute.until_ms} if mute is not None else None
             message = MESSAGES.get(code) or "you are muted"
             raise ProtocolError(code, message, details)
+        at_ms = int(now * 1000)
+        if not self.writer.add(ChatLine(at_ms, table_id, player, text)):
+            self.refused[errors.SERVER_BUSY] += 1
+            raise ProtocolError(errors.SERVER_BUSY, "chat is busy; try again in a moment")
         self._recent.setdefault(player, deque()).append(now)
         self._last_lines.setdefault(player, deque()).append((now, normalise(text)))
         event: dict[str, Any] = {
@@ -153,7 +164,15 @@ class ChatService:
             "text": text,
         }
         event["at_ms"] = at_ms
-        return stored.addCallback(lambda _id: event)
+        return succeed(event)
+
+    def flush(self) -> Deferred[None]:
+        """Fires once every accepted line so far is stored (shutdown, staff tools, tests)."""
+        return self.writer.flush()
+
+    def close(self) -> Deferred[None]:
+        """Server shutdown: store the queued lines (waiting a moment at most), then stop."""
+        return self.writer.close()
 
     def _check(
         self,
@@ -210,7 +229,7 @@ class ChatService:
             log.info("chat_muted", player_id=player, table_id=table_id, by=by, until_ms=until)
             return mute
 
-        return self.ledger.run(_insert_mute, values).addCallback(keep)
+        return self.ledger.write_log(_insert_mute, values).addCallback(keep)
 
     def remember(self, mute: Mute) -> None:
         """Apply a mute stored elsewhere (by staff, in the transaction of its audit row)."""
@@ -226,5 +245,5 @@ class ChatService:
         if not lifted:
             return succeed(0)
         self._mutes[player] = [m for m in self._mutes[player] if m not in lifted]
-        d = self.ledger.run(_lift_mutes, [m.id for m in lifted], self.now_ms())
+        d = self.ledger.write_log(_lift_mutes, [m.id for m in lifted], self.now_ms())
         return d.addCallback(lambda _: len(lifted))

@@ -134,7 +134,7 @@ class _Job(Generic[T]):
 
     def _succeeded(self, value: T) -> None:
         self.lane.working -= 1
-        self.service._answered()
+        self.service._answered(self.lane)
         self._finish(value)
 
     def _failed(self, failure: Failure) -> None:
@@ -144,7 +144,7 @@ class _Job(Generic[T]):
             self._finish(failure)  # a real answer: a refusal (insufficient funds, ...) or a bug
             return
         service = self.service
-        service._unreachable(exc)
+        service._unreachable(self.lane, exc)
         clock = service.clock
         if self.deadline is not None and clock is not None and service.running:
             left = self.deadline - clock.seconds()
@@ -210,6 +210,7 @@ class LedgerService(Service):
         }
         self._waiting: set[_Job[Any]] = set()
         self._down_since: float | None = None
+        self._down_lanes: set[str] = set()  # lanes that failed in this outage
         self._failures = 0
 
     # ------------------------------------------------------------------ lifecycle
@@ -259,17 +260,21 @@ class LedgerService(Service):
     def _now(self) -> float:
         return self.clock.seconds() if self.clock is not None else time.monotonic()
 
-    def _unreachable(self, exc: BaseException) -> None:
+    def _unreachable(self, lane: Lane, exc: BaseException) -> None:
         self._failures += 1
+        self._down_lanes.add(lane.name)
         if self._down_since is None:
             self._down_since = self._now()
-            log.warning("database_unavailable", error=first_line(exc))
+            log.warning("database_unavailable", lane=lane.name, error=first_line(exc))
 
-    def _answered(self) -> None:
-        if self._down_since is not None:
+    def _answered(self, lane: Lane) -> None:
+        """A success ends the outage if its lane had failed (SQLite reads go on while a lock
+        held elsewhere stops the writes: their success says nothing about writing)."""
+        if self._down_since is not None and lane.name in self._down_lanes:
             seconds = round(self._now() - self._down_since, 3)
             log.warning("database_available", outage_seconds=seconds, failures=self._failures)
             self._down_since = None
+            self._down_lanes.clear()
             self._failures = 0
 
     # ------------------------------------------------------------------ lanes

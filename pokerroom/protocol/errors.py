@@ -112,6 +112,7 @@ SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
 # -- anything else --------------------------------------------------------------------------
 INTERNAL_ERROR = "internal_error"  # a bug on the server side; the request changed nothing
 UNAVAILABLE = "unavailable"  # the feature exists in the protocol but not in this server yet
+SERVICE_UNAVAILABLE = "service_unavailable"  # the database did not answer in time; try later
 
 SESSION_CODES: tuple[str, ...] = tuple(
     value

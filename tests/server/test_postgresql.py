@@ -45,6 +45,7 @@ def test_accounts_and_chat_on_postgresql(
         chat = ChatService(clock, pg_ledger, ChatRules())
         reactor.wait(chat.post("alice", "t1", "hello", in_hand=False, hand_running=False))
         reactor.wait(chat.mute("alice", by="mod", minutes=5))
+        reactor.wait(chat.flush())
         again = ChatService(clock, pg_ledger, ChatRules())
         reactor.wait(again.load())
         assert again.mute_of("alice", "t1") is not None
