@@ -42,6 +42,7 @@ from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
 from pokerroom.server.replies import Replies
 from pokerroom.server.replies import ledger_key as replies_ledger_key
+from pokerroom.server.shedding import ReadLimit
 from pokerroom.table.errors import NOT_A_CASH_TABLE
 from pokerroom.table.views import WatchedTable
 
@@ -134,8 +135,11 @@ class Lobby:
         currency: str = "USD",
         allow_deposit: bool = False,
         histories: Histories | None = None,
+        reads_per_player: int = 4,
     ) -> None:
         self.hub, self.accounts, self.chat = hub, accounts, chat
+        #: Wallet and history reads in flight per player (ARCH 16: shed load fairly).
+        self.reads = ReadLimit(reads_per_player)
         #: Set by the room when it runs tournaments.
         self.tournament_desk: TournamentDesk | None = None
         self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
@@ -374,7 +378,7 @@ class Lobby:
         self, player: Player, kind: str, currency: str | None = None
     ) -> Deferred[Balance]:
         cur = currency or self.currency
-        d = self.accounts.balance(player.name, cur)
+        d = self.reads.run(player.name, lambda: self.accounts.balance(player.name, cur))
         return d.addCallback(lambda balance: Balance(currency=cur, balance=balance))
 
     def _on_deposit(
@@ -401,7 +405,10 @@ class Lobby:
     ) -> Deferred[HistoryPage]:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
-        d = maybeDeferred(self.histories, player.name, table_id, limit, before)
+        histories = self.histories
+        d = self.reads.run(
+            player.name, lambda: maybeDeferred(histories, player.name, table_id, limit, before)
+        )
         return d.addCallback(lambda rows: HistoryPage(**page_histories(rows, limit)))
 
     def _moderator(self, player: Player, table_id: str | None) -> None:

@@ -83,7 +83,7 @@ class RoomService(MultiService):
         self.reactor = reactor
         self.settings = settings
         self.port_number = settings.port if port is None else port
-        self.ledger = LedgerService(reactor, database)
+        self.ledger = LedgerService(reactor, database, settings=settings.database)
         Service.setServiceParent(self.ledger, self)  # first child: starts first, stops last
         self.accounts = PlayerAccounts(
             reactor, self.ledger, settings.hashing, settings.login_limits
@@ -127,6 +127,7 @@ class RoomService(MultiService):
             currency=settings.currency,
             allow_deposit=settings.allow_deposit,
             histories=self.store.history_page,
+            reads_per_player=settings.reads_per_player,
         )
         self.lobby.tournament_desk = self.desk
         if self.desk is not None:  # lobby subscribers also get `tournament_lobby_update`
@@ -214,6 +215,7 @@ class RoomService(MultiService):
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():
             actor.close()
+        waits.append(self.chat.close())  # the last chat lines, before the ledger stops
         waits.append(self.jobs.close())  # a job run's last step (its row, its lock) first
 
         def stop_children(_: object) -> Deferred[Any]:

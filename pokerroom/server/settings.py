@@ -11,6 +11,7 @@ from typing import Any
 from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
 from pokerroom.jobs.runner import JobSettings
+from pokerroom.ledger import LedgerSettings
 from pokerroom.protocol.session import SessionSettings
 from pokerroom.admin.settings import AdminSettings
 from pokerroom.server.accounts import HashSettings
@@ -26,6 +27,7 @@ SECTIONS = (
     "accounts",
     "dev",
     "chat",
+    "database",
     "tables",
     "tournaments",
     "admin",
@@ -52,6 +54,9 @@ class RoomSettings:
     login_limits: LoginLimits = field(default_factory=LoginLimits)
     allow_deposit: bool = False
     chat: ChatRules = field(default_factory=ChatRules)
+    #: `[database]`: the ledger's threads, queue bounds and retry deadline (docs/SECURITY.md).
+    database: LedgerSettings = field(default_factory=LedgerSettings)
+    reads_per_player: int = 4  # `[database] reads_per_player`: reads in flight per player
     tables: tuple[CashTableConfig, ...] = ()
     #: `[admin]`: the staff endpoint and its limits (docs/ADMIN.md); absent: no endpoint.
     admin: AdminSettings = field(default_factory=AdminSettings)
@@ -111,14 +116,22 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         chat = ChatRules.from_mapping(data.get("chat", {}))
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"[chat]: {exc}") from None
+    database = dict(data.get("database", {}))
+    reads_per_player = database.pop("reads_per_player", 4)
+    if not isinstance(reads_per_player, int) or reads_per_player < 1:
+        raise SettingsError("[database]: reads_per_player is a whole number of at least 1")
     try:
-        jobs = JobSettings.from_mapping(data.get("jobs", {}))
+        ledger = LedgerSettings.from_mapping(database)
     except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[jobs]: {exc}") from None
+        raise SettingsError(f"[database]: {exc}") from None
     try:
         admin = AdminSettings.from_mapping(data.get("admin", {}))
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"[admin]: {exc}") from None
+    try:
+        jobs = JobSettings.from_mapping(data.get("jobs", {}))
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"[jobs]: {exc}") from None
     return RoomSettings(
         admin=admin,
         jobs=jobs,
@@ -133,6 +146,8 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
         login_limits=login_limits,
         allow_deposit=bool(dev.get("allow_deposit", False)),
         chat=chat,
+        database=ledger,
+        reads_per_player=reads_per_player,
         tables=tuple(tables),
         schedule=schedule,
     )
