@@ -44,6 +44,52 @@ def cards_in(value: Any) -> set[str]:
     return set()
 
 
+@dataclass(frozen=True, slots=True)
+class Truth:
+    """The table's hand when it sent a frame: whose cards were secret then (C-15)."""
+
+    hand: Hand | None
+    players: tuple[str, ...]
+    holes: tuple[tuple[str, ...] | None, ...]
+    shown: frozenset[int]
+
+    def secret_from(self, player: str) -> set[str]:
+        """Every hole card not `player`'s and not shown down."""
+        out: set[str] = set()
+        for index, holes in enumerate(self.holes):
+            if holes is not None and index not in self.shown and self.players[index] != player:
+                out.update(holes)
+        return out
+
+
+def truth_of(table: TournamentTable | None) -> Truth:
+    """The table's hand as it stands now."""
+    hand = table.driver.hand if table is not None else None
+    if table is None or hand is None:
+        return Truth(None, (), (), frozenset())
+    return Truth(hand, table.driver.players, tuple(hand.holes), frozenset(hand.shown))
+
+
+class TruthFrames:
+    """Wraps a table's frame listener: notes the table's hand when each frame is made, since a
+    frame may reach its client later (held until what it tells is stored, rule 14)."""
+
+    def __init__(self, inner: Any, find: Any, truths: dict[int, Truth]) -> None:
+        self.inner = inner
+        self.find = find
+        self.truths = truths
+
+    def send(self, player_id: str, message: dict[str, Any]) -> None:
+        """To one player."""
+        self.truths[id(message)] = truth_of(self.find(message["table_id"]))
+        self.inner.send(player_id, message)
+
+    def broadcast(self, table_id: str, message: dict[str, Any], exclude: Any = None) -> None:
+        """To the audience."""
+        self.truths[id(message)] = truth_of(self.find(table_id))
+        self.inner.broadcast(table_id, message, exclude)
+
+
 @dataclass
 class LeakScan:
     """C-15: no frame shows a player another player's hole cards before they are shown."""
@@ -53,29 +99,25 @@ class LeakScan:
     checked_cards: int = 0
     leaks: list[str] = field(default_factory=list)
 
-    def check(self, player: str, frame: dict[str, Any]) -> None:
-        """One frame received by `player`."""
+    def check(self, player: str, frame: dict[str, Any], truth: Truth | None = None) -> None:
+        """One frame received by `player`; `truth`: its table's hand when it was made."""
         self.frames += 1
-        table_id = frame.get("table_id")
-        if table_id is None and frame["type"] == "tournament_action_request":
-            table_id = f"{frame['tournament_id']}.{frame['table']}"
-        table = self.desk.table(table_id) if isinstance(table_id, str) else None
-        hand = table.driver.hand if table is not None else None
         seen = cards_in(frame)
         if not seen:
             return
         self.checked_cards += len(seen)
-        if hand is None:
+        if truth is None:  # not a table frame (tournament_action_request): the table now
+            table_id = frame.get("table_id")
+            if table_id is None and frame["type"] == "tournament_action_request":
+                table_id = f"{frame['tournament_id']}.{frame['table']}"
+            table = self.desk.table(table_id) if isinstance(table_id, str) else None
+            truth = truth_of(table)
+        if truth.hand is None:
             self.leaks.append(f"cards outside a hand to {player}: {frame}")
             return
-        assert table is not None
-        secret: set[str] = set()
-        for index, holes in enumerate(hand.holes):
-            if holes is None or index in hand.shown or table.driver.players[index] == player:
-                continue
-            secret.update(holes)
-        if seen & secret:
-            self.leaks.append(f"{player} saw {sorted(seen & secret)}: {frame}")
+        leaked = seen & truth.secret_from(player)
+        if leaked:
+            self.leaks.append(f"{player} saw {sorted(leaked)}: {frame}")
 
 
 @dataclass
@@ -99,6 +141,7 @@ class ProtocolHub:
         self.keep_log = True
         self.requests = 0
         self.engine_hands: dict[str, Hand] = {}
+        self.truths: dict[int, Truth] = {}  # id(message) -> its table's hand when made
 
     def session_of(self, player: str) -> object | None:
         """Everyone is connected."""
@@ -106,30 +149,30 @@ class ProtocolHub:
 
     def send(self, player_id: str, message: Any) -> None:
         """One frame to one player."""
+        truth = self.truths.pop(id(message), None)
         frame = json.loads(encode_frame(message))
-        self._log(player_id, frame)
-        self._deliver(player_id, frame)
+        self._log(player_id, frame, truth)
+        self._deliver(player_id, frame, truth)
 
     def send_all(self, players: Iterable[str], message: Any) -> None:
         """One frame to several players, encoded once."""
+        truth = self.truths.pop(id(message), None)
         frame = json.loads(encode_frame(message))
-        self._log(None, frame)
+        self._log(None, frame, truth)
         for player in tuple(players):
-            self._deliver(player, frame)
+            self._deliver(player, frame, truth)
 
-    def _log(self, to: str | None, frame: dict[str, Any]) -> None:
+    def _log(self, to: str | None, frame: dict[str, Any], truth: Truth | None) -> None:
         table_id = frame.get("table_id")
         if self.keep_log and isinstance(table_id, str):
             self.log.setdefault(table_id, []).append((to, frame))
-            if frame["type"] == "hand_ended":  # the engine's hand, for the comparison
-                assert self.desk is not None
-                table = self.desk.table(table_id)
-                assert table is not None and table.driver.hand is not None
-                self.engine_hands[frame["hand_id"]] = table.driver.hand
+            if frame["type"] == "hand_ended":  # the engine's hand when it was told
+                assert truth is not None and truth.hand is not None
+                self.engine_hands[frame["hand_id"]] = truth.hand
 
-    def _deliver(self, player: str, frame: dict[str, Any]) -> None:
+    def _deliver(self, player: str, frame: dict[str, Any], truth: Truth | None) -> None:
         if self.scan is not None:
-            self.scan.check(player, frame)
+            self.scan.check(player, frame, truth)
         bot = self.bots.get(player)
         if bot is None:
             return
@@ -171,9 +214,22 @@ def open_tournament(
         tid, load_structures()["turbo"], buy_in=100, fee=10, starts_at=START + 60,
         between_hands_seconds=30.0,
     )  # fmt: skip
+    players = desk.for_tournament(tid)
+    frames = players.table_frames
+    players.table_frames = lambda: TruthFrames(frames(), desk.table, hub.truths)  # type: ignore[method-assign]
+    make_request = getattr(desk, "action_request", None)
+    if make_request is not None:  # the desk builds it apart from sending it: note its hand
+
+        def noted(table: TournamentTable, entry: str) -> Any:
+            """`tournament_action_request` too: the table's hand when it was made."""
+            request = make_request(table, entry)
+            if request is not None:
+                hub.truths[id(request)] = truth_of(table)
+            return request
+
+        desk.action_request = noted  # type: ignore[method-assign]
     actor = TournamentActor(
-        config, room.clock, room.ledger, random.Random(seed), desk.for_tournament(tid),
-        on_end=scheduler._ended,
+        config, room.clock, room.ledger, random.Random(seed), players, on_end=scheduler._ended,
     )  # fmt: skip
     scheduler.actors[tid] = actor
     actor.open()
