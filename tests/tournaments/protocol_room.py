@@ -216,7 +216,8 @@ def open_tournament(
     )  # fmt: skip
     players = desk.for_tournament(tid)
     frames = players.table_frames
-    players.table_frames = lambda: TruthFrames(frames(), desk.table, hub.truths)  # type: ignore[method-assign]
+    watched = lambda: TruthFrames(frames(), desk.table, hub.truths)  # noqa: E731
+    players.table_frames = watched  # type: ignore[method-assign,assignment]
     make_request = getattr(desk, "action_request", None)
     if make_request is not None:  # the desk builds it apart from sending it: note its hand
 
