@@ -8,14 +8,22 @@ decision as ONE transfer, all or nothing, under one idempotency key chosen by th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import AccountKind, AccountRef, LedgerService
-from pokerroom.ledger.transfers import Transfer
+from pokerroom.ledger import accounts as ledger_accounts
+from pokerroom.ledger.db import in_transaction
+from pokerroom.ledger.posting import StaleIds
+from pokerroom.ledger.transfers import Transfer, transfer_on
 from tournaments.director.money import Account, MoneyMove
+
+T = TypeVar("T")
 
 
 class Cashier:
@@ -67,3 +75,73 @@ class Cashier:
             return result
 
         return posted.addBoth(answered)
+
+    def post_with(
+        self,
+        moves: Iterable[MoneyMove],
+        key: str,
+        kind: str,
+        also: Callable[[Connection], T],
+    ) -> Deferred[tuple[Transfer | None, T]]:
+        """Post `moves` as one transfer under `key` and run `also(conn)` (a store write: a
+        ticket's state, a bounty total, an audit row) in the SAME database transaction
+        (docs/ARCHITECTURE.md rule 14): both land, or neither. `also` raising refuses both.
+
+        Run through the ledger's money lane and retried through an outage, so `also` must be
+        idempotent (a guarded state step, or absolute values), as the transfer is by its key.
+        """
+        postings = list(self.postings(moves).items())
+        self.in_flight += 1
+        done = self.ledger.write(
+            post_and,
+            key=key,
+            kind=kind,
+            currency=self.currency,
+            postings=postings,
+            reference=self.reference,
+            also=also,
+        )
+
+        def answered(
+            result: tuple[Transfer | None, T] | Failure,
+        ) -> tuple[Transfer | None, T] | Failure:
+            self.in_flight -= 1
+            return result
+
+        return done.addBoth(answered)
+
+
+def post_and(
+    engine: Engine,
+    *,
+    key: str,
+    kind: str,
+    currency: str,
+    postings: Sequence[tuple[AccountRef, int]],
+    reference: str,
+    also: Callable[[Connection], T],
+) -> tuple[Transfer | None, T]:
+    """One transaction: the transfer (none when nothing moves) and `also(conn)` (blocking)."""
+
+    def work(conn: Connection) -> tuple[Transfer | None, T]:
+        made = None
+        if postings:
+            made = transfer_on(
+                conn,
+                key=key,
+                kind=kind,
+                currency=currency,
+                postings=postings,
+                reference=reference,
+            )
+        return made, also(conn)
+
+    for attempt in range(3):
+        try:
+            return in_transaction(engine, work)
+        except StaleIds:  # a cached account id went stale (a database rebuilt): read them again
+            ledger_accounts.forget_cached_ids(engine)
+        except sa.exc.IntegrityError:  # a twin transaction won the key: run again, a replay
+            if attempt == 2:
+                raise
+    return in_transaction(engine, work)

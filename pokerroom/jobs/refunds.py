@@ -26,6 +26,10 @@ Where the money goes (T-3, T-16; docs/OPERATIONS.md):
   (T-16: a seat's value that cannot be used as a seat is T$);
 - prize money (pool shares, next prize) and a current bounty in cases 2 and 3 go to the wallet,
   as prizes and bounties do (tournaments/payout_runner.py, tournaments/director/bounties.py).
+- a ticket whose account is whole again (case 1: its entry's buy-in, bounty part and fee are
+  back) is given back to its owner in the transaction of the row that completed it: usable
+  at its buy-in level (its target is cancelled), or, if the cancelled tournament's rules say
+  so (`cancelled_tickets = "convert"`), converted at once to T$ of buy-in plus fee (T-16).
 Sources: `house_fees` for fees, the tournament's `prize_pool` for buy-ins and pool shares, its
 `bounty_pool` for bounties.
 """
@@ -68,6 +72,7 @@ from tournaments.director.refunds import (
     outage_refunds,
 )
 from tournaments.director.registration import Funding
+from tournaments.director.tickets import OnCancel, TicketState, give_back, target_cancelled
 
 NAME = "refunds"
 PRIZE_COMPONENTS = ("pool_equal_share", "pool_chip_share", "next_prize")
@@ -323,6 +328,45 @@ def _post(
     raise AssertionError("unreachable")
 
 
+def _tickets_back(
+    conn: Connection, tid: str, currency: str, row: store.RefundRow, now_ms: int
+) -> None:
+    """T-3, T-16: a ticket whose account this row made whole again goes back to its owner
+    (usable at its buy-in level, its target being cancelled), or becomes T$ of buy-in plus fee
+    when the cancelled tournament's rule says so; in the row's own transaction."""
+    for account, _ in row.destinations:
+        ref = AccountRef.parse(account)
+        if ref.kind is not AccountKind.TICKET:
+            continue
+        ticket = store.load_ticket(conn, ref.owner)
+        if ticket is None or ticket.state is not TicketState.USED or ticket.used_in != tid:
+            continue
+        if _balance(conn, account) < ticket.value:
+            continue  # another row of this entry is still to come
+        back = give_back(ticket, any_of_level=True)
+        store.save_ticket(conn, back, (TicketState.USED,), now_ms)
+        record = store.load_tournament(conn, tid)
+        config = {} if record is None else dict(record.config)
+        rule = OnCancel(config.get("cancelled_tickets", OnCancel.RETURN.value))
+        if rule is OnCancel.CONVERT:
+            key = f"ticket:{ticket.ticket_id}:cancelled"
+            step = target_cancelled(back, rule, key)
+            move = step.moves[0]
+            transfer_on(
+                conn,
+                key=key,
+                kind=TransferKind.REFUND,
+                currency=currency,
+                postings=[
+                    (_ref(move.source, currency), -move.amount),
+                    (_ref(move.destination, currency), move.amount),
+                ],
+                reference=f"tournament:{tid}",
+                memo="T-16: a cancelled target's ticket as T$",
+            )
+            store.save_ticket(conn, step.ticket, (TicketState.RETURNED,), now_ms)
+
+
 class _Refused(Exception):
     """A transfer of a batch paid without savepoints was refused: pay it again, carefully."""
 
@@ -361,6 +405,8 @@ def pay_batch(
             paid.append((row, made))
         marks = [(row.player, row.component, made.id) for row, made in paid]
         store.mark_refunds_paid(conn, tournament_id, marks, now_ms)
+        for row, _ in paid:
+            _tickets_back(conn, tournament_id, currency, row, now_ms)
         refunded = False
         if last and store.unpaid_refunds(conn, tournament_id) == 0:
             refunded = store.mark_refunded(conn, tournament_id, now_ms)
