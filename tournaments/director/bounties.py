@@ -148,6 +148,16 @@ def enter(state: BountyState, entry: str, buy_in: int, fmt: BountyFormat) -> Bou
     return replace(state, totals={**state.totals, entry: bounty}, paid_in=state.paid_in + bounty)
 
 
+def leave(state: BountyState, entry: str) -> BountyState:
+    """T-3: an entry unregistered before the start takes its starting bounty back with its
+    buy-in (the refund moves it out of the bounty pool): it is no longer paid in."""
+    bounty = state.totals.get(entry)
+    if bounty is None:
+        raise DirectorError(errors.NOT_REGISTERED, f"{entry} holds no bounty")
+    totals = {e: amount for e, amount in state.totals.items() if e != entry}
+    return replace(state, totals=totals, paid_in=state.paid_in - bounty)
+
+
 def eliminating_pot(entry: str, pots: Sequence[PotResult]) -> int:
     """T-14: the index of the pot that eliminated busted `entry` (0 is the main pot).
 

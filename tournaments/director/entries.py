@@ -21,6 +21,7 @@ from tournaments.director.registration import (
     PlayerEntries,
     RegistrationSettings,
     RegistrationState,
+    bounty_part,
     entry_moves,
     is_full,
     late_registration_open,
@@ -167,16 +168,20 @@ def _purchase(
     period: Period,
     updated: PlayerEntries,
 ) -> Decision:
-    """Buy a period's chips (T-4): buy-in to the pool and fee to the house under one new key."""
+    """Buy a period's chips (T-4): buy-in to the pool and fee to the house under one new key;
+    a re-entry's bounty part (T-14: a new starting bounty) to the bounty pool, same transfer."""
     key = state.key(settings.tournament_id, what, player)
-    paid = entry_moves(settings, source_account(player, funding), period.buy_in, period.fee, key)
+    bounty = bounty_part(settings, period.buy_in) if what == "reentry" else 0
+    source = source_account(player, funding)
+    paid = entry_moves(settings, source, period.buy_in, period.fee, key, bounty)
+    pool_part = period.buy_in - bounty
     new_state = replace(
         state,
         players={**state.players, player: updated},
-        collected=state.collected + period.buy_in,
+        collected=state.collected + pool_part,
         serial=state.serial + 1,
     )
-    return Decision(what, player, new_state, paid, period.chips)
+    return Decision(what, player, new_state, paid, period.chips, bounty=bounty, collected=pool_part)
 
 
 def _passes(check: Callable[[], None]) -> bool:

@@ -5,6 +5,10 @@ form, and the action, which returns a `Decision`: the new state and the money mo
 the actor to post (ARCH rule 2). Time comes in a `Clock`: `now`, whether the tournament has
 actually started (the operator may delay it, T-1) and the level index from `level_at`.
 Re-entry, rebuy, add-on and the prize pool are in `entries.py`.
+
+T-14: in a bounty tournament `bounty_share_bps` of each entry's (and re-entry's) buy-in is its
+starting bounty: it goes to the tournament's bounty pool in the entry's own transfer, and only
+the rest of the buy-in is prize pool (`collected`). Rebuys and add-ons carry no bounty.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from tournaments.director import errors
+from tournaments.director.bounties import bounty_pool
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import (
     HOUSE_FEES,
@@ -83,6 +88,7 @@ class RegistrationSettings:
     max_entries: int | None = None
     guarantee: int = 0  # T-6
     ticket_refund: TicketRefund = TicketRefund.REFUSE
+    bounty_share_bps: int = 0  # T-14: the part of each entry's buy-in that is its bounty
     reentry: Period = field(default_factory=Period)
     rebuy: Period = field(default_factory=Period)
     addon: Period = field(default_factory=Period)
@@ -135,6 +141,8 @@ class Decision:
     moves: tuple[MoneyMove, ...] = ()
     chips: int = 0
     ticket_returned: str = ""
+    bounty: int = 0  # T-14: the starting bounty this entry brought (to the bounty pool)
+    collected: int = 0  # what the decision added to the prize pool's `collected` (< 0: back)
 
 
 def source_account(player: str, funding: Funding, ticket_id: str = "") -> Account:
@@ -146,13 +154,28 @@ def source_account(player: str, funding: Funding, ticket_id: str = "") -> Accoun
     return wallet(player)
 
 
+def bounty_part(settings: RegistrationSettings, buy_in: int) -> int:
+    """T-14/T-7: the starting bounty of an entry of `buy_in`, rounded down (the rest is pool).
+
+    The same amount as `bounties.starting_bounty(buy_in, BountyFormat(bounty_share_bps))`.
+    """
+    return buy_in * settings.bounty_share_bps // 10_000
+
+
 def entry_moves(
-    settings: RegistrationSettings, source: Account, buy_in: int, fee: int, key: str
+    settings: RegistrationSettings,
+    source: Account,
+    buy_in: int,
+    fee: int,
+    key: str,
+    bounty: int = 0,
 ) -> tuple[MoneyMove, ...]:
-    """T-2: the buy-in to the prize pool and the fee to the house."""
-    pool = prize_pool(settings.tournament_id)
+    """T-2: the buy-in to the prize pool and the fee to the house; T-14: the `bounty` part of
+    the buy-in to the bounty pool, in the same transfer."""
+    tid = settings.tournament_id
     return moves(
-        MoneyMove("buy_in", source, pool, buy_in, f"{key}:buy_in"),
+        MoneyMove("buy_in", source, prize_pool(tid), buy_in - bounty, f"{key}:buy_in"),
+        MoneyMove("buy_in", source, bounty_pool(tid), bounty, f"{key}:bounty"),
         MoneyMove("fee", source, house(HOUSE_FEES), fee, f"{key}:fee"),
     )
 
@@ -237,18 +260,22 @@ def register(
     """Register `player`: the buy-in to the pool, the fee to the house (T-2, T-3, T-5)."""
     verify_register(settings, state, clock, player, funding, balance)
     key = state.key(settings.tournament_id, "register", player)
-    paid = entry_moves(
-        settings, source_account(player, funding, ticket_id), settings.buy_in, settings.fee, key
-    )
+    bounty = bounty_part(settings, settings.buy_in)
+    source = source_account(player, funding, ticket_id)
+    paid = entry_moves(settings, source, settings.buy_in, settings.fee, key, bounty)
     record = PlayerEntries(funding, ticket_id)
+    pool_part = settings.buy_in - bounty
     new_state = replace(
         state,
         players={**state.players, player: record},
         entries=state.entries + 1,
-        collected=state.collected + settings.buy_in,
+        collected=state.collected + pool_part,
         serial=state.serial + 1,
     )
-    return Decision("register", player, new_state, paid, settings.starting_stack)
+    return Decision(
+        "register", player, new_state, paid, settings.starting_stack, bounty=bounty,
+        collected=pool_part,
+    )  # fmt: skip
 
 
 def verify_unregister(
@@ -273,27 +300,36 @@ def unregister(
     record = state.players[player]
     players = dict(state.players)
     del players[player]
+    bounty = bounty_part(settings, settings.buy_in) * record.entries
+    pool_part = settings.buy_in * record.entries - bounty
     new_state = replace(
         state,
         players=players,
         entries=state.entries - record.entries,
-        collected=state.collected - settings.buy_in * record.entries,
+        collected=state.collected - pool_part,
         serial=state.serial + 1,
     )
     key = state.key(settings.tournament_id, "unregister", player)
     back = refund_moves(settings, player, record, key)
     ticket = record.ticket_id if record.funding is Funding.TICKET else ""
-    return Decision("unregister", player, new_state, back, ticket_returned=ticket)
+    return Decision(
+        "unregister", player, new_state, back, ticket_returned=ticket, bounty=-bounty,
+        collected=-pool_part,
+    )  # fmt: skip
 
 
 def refund_moves(
     settings: RegistrationSettings, player: str, record: PlayerEntries, key: str
 ) -> tuple[MoneyMove, ...]:
-    """Buy-in and fee of every entry back to where they came from (T-3, T-18 not started)."""
+    """Buy-in, bounty part and fee of every entry back to where they came from (T-3, T-14,
+    T-18 not started)."""
     target = source_account(player, record.funding, record.ticket_id)
-    pool = prize_pool(settings.tournament_id)
+    tid = settings.tournament_id
+    bounty = bounty_part(settings, settings.buy_in) * record.entries
+    buy_in = settings.buy_in * record.entries - bounty
     return moves(
-        MoneyMove("refund", pool, target, settings.buy_in * record.entries, f"{key}:buy_in"),
+        MoneyMove("refund", prize_pool(tid), target, buy_in, f"{key}:buy_in"),
+        MoneyMove("refund", bounty_pool(tid), target, bounty, f"{key}:bounty"),
         MoneyMove("refund", house(HOUSE_FEES), target, settings.fee * record.entries, f"{key}:fee"),
     )
 
