@@ -430,7 +430,8 @@ def test_many_wallet_requests_are_shed_fairly_and_the_tables_deal_on(
         gate.shut()
         try:
             for client in crowd:
-                client.raw(b"".join(f'{{"type":"wallet","id":"w{i}"}}\n'.encode() for i in range(60)))
+                frames = (f'{{"type":"wallet","id":"w{i}"}}\n'.encode() for i in range(60))
+                client.raw(b"".join(frames))
             busy_at_once = sum(
                 1
                 for client in crowd
@@ -446,11 +447,7 @@ def test_many_wallet_requests_are_shed_fairly_and_the_tables_deal_on(
 
         def wallet_answers(client: Client) -> list[dict[str, Any]]:
             client.read()
-            return [
-                f
-                for f in client.inbox
-                if str(f.get("id")).startswith("w")
-            ]
+            return [f for f in client.inbox if str(f.get("id")).startswith("w")]
 
         assert bots.pump(lambda: all(len(wallet_answers(c)) == 60 for c in crowd), seconds=20)
         oks = sum(1 for c in crowd for f in wallet_answers(c) if f["type"] == "ok")
