@@ -209,7 +209,7 @@ class Bots:
             for table in self.tables:
                 while table.act():
                     acted = True
-            if not self.pump(self.settled, seconds=3.0):
+            if not self.pump(self.settled, seconds=10.0):
                 return False
         self.room.clock.advance(STEP)
         return True
@@ -342,7 +342,7 @@ def test_a_chat_flood_writes_nothing_refused_and_never_slows_the_tables(
             peaks["queued"] = max(peaks["queued"], room.chat.writer.queued_lines)
             before = len(other.of_type("ok"))
             other.raw(b'{"type":"wallet","id":"w"}\n')
-            prompt.append(bots.pump(lambda: len(other.of_type("ok")) > before, seconds=3.0))
+            prompt.append(bots.pump(lambda: len(other.of_type("ok")) > before, seconds=10.0))
 
         gate.shut()
         try:
