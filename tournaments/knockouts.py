@@ -1,9 +1,12 @@
 """What a finished tournament hand reports: knockouts (T-9, T-14) and the table's boundaries.
 
 `hand_knockouts` reads the engine's hand: each busted player's stack at the start of the hand
-and order from the button (T-9), and the winners of the highest pot they put chips into (T-14,
-kept for bounties). `HandBoundary` is a table at the start of a hand, i.e. after its last
-completed hand, where T-18 refunds will read stacks, button and level.
+and order from the button (T-9), and who knocked them out (T-14, for bounties): the winners of
+the pot that eliminated them (`bounties.bounty_winners`: the highest pot they contested; with
+several side pots, the highest one they were in, which holds the last of their chips; a player
+whose whole stack went in as an ante or dead post, the main pot's winners). `HandBoundary`
+is a table at the start of a hand, i.e. after its last completed hand, where T-18 refunds
+will read stacks, button and level.
 """
 
 from __future__ import annotations
@@ -14,12 +17,8 @@ from dataclasses import dataclass
 from pokerroom.engine.events import PotAwarded
 from pokerroom.engine.hand import Hand
 from pokerroom.engine.pots import build_pots
-from tournaments.director.eliminations import (
-    Knockout,
-    PotResult,
-    knockout_pot_winners,
-    order_from_button,
-)
+from tournaments.director.bounties import bounty_winners
+from tournaments.director.eliminations import Knockout, PotResult, order_from_button
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +74,7 @@ def hand_knockouts(
             table_id=table_id,
             stack_at_start=start_stacks[order[i]],
             seats_from_button=from_button[seats_dealt[i]],
-            busted_by=knockout_pot_winners(order[i], results),
+            busted_by=bounty_winners(order[i], results),
             hand_id=hand_id,
         )
         for i in busted
