@@ -2,7 +2,8 @@
 
 Hashing runs in a small thread pool of its own (it is slow on purpose), fed from a bounded
 queue in turn per source address (`HashPool`, docs/SECURITY.md); rows are read and
-written in the ledger's thread pool (ARCHITECTURE rule 7). Every method returns a Deferred.
+written in the ledger's thread pools (docs/ARCHITECTURE.md rule 7): a login's lookup on the read
+queue, so a login flood never waits with settlements. Every method returns a Deferred.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ class PlayerAccounts(Service):
         normal = normalize_name(name)
         if normal is None:
             raise ProtocolError(errors.BAD_CREDENTIALS, "unknown name or wrong password")
-        found = yield self.ledger.run(_find_player, normal)
+        found = yield self.ledger.read(_find_player, normal)  # the read queue, never money's
         stored, is_moderator = found if found else (self._dummy_hash, False)
         ok = yield self.hashing.submit(source, self._verify, stored, password)
         if not found or not ok:

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from pokerroom.admin.settings import AdminSettings
 from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.ledger import LedgerSettings
 from pokerroom.protocol.session import SessionSettings
-from pokerroom.admin.settings import AdminSettings
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
 from pokerroom.server.throttle import LoginLimits

@@ -263,11 +263,12 @@ def test_pipelined_guesses_cannot_pass_the_limit_and_a_genuine_login_is_not_held
     bob = PeerClient(room, "10.1.1.1")
     bob.ok("hello", version=1, client="desktop")
     bob.send("login", "b", name="bob", password=PASSWORD)
-    while pool.ahead(bob.session.address) is None:  # the name lookups run, then the hashing
+    # The name lookups run (on the read queue, in any order), then the hashing queue fills.
+    while pool.ahead(bob.session.address) is None or pool.waiting < 11:
         f, args, kwargs = room.reactor.calls.get(timeout=5)
         f(*args, **kwargs)
     assert pool.waiting == 11  # all of alice's guesses wait too ...
-    assert pool.ahead(bob.session.address) == 1  # ... but only one of them goes before bob
+    assert pool.ahead(bob.session.address) <= 1  # ... but at most one of them goes before bob
     release.set()
     for d in busy:
         room.reactor.wait(d)
