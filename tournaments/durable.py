@@ -1,0 +1,529 @@
+"""What a tournament actor writes to the database for each of its decisions (T-18, ARCH 14).
+
+`Durable` turns the actor's decisions into units of the tournament's `Recorder`: blocking
+writes through `tournaments.store` on the unit's connection, with the decision's ledger
+transfer in the SAME transaction (`transfer_on`), committed before anyone hears the result.
+
+- opened: the `tournaments` row with the config (registering);
+- a registration, re-entry, rebuy or add-on: its transfer, the entry and its purchase (how it
+  was paid, the parts, its ledger key); once running, its chips: a late entry or re-entry waits
+  on the `waiting` pseudo-table until seated, a rebuy or add-on goes onto the stored stack;
+- an unregistration: the refund transfer, and the entry `unregistered`;
+- the start: `running`, and every table's seats as drawn (hand 0);
+- a hand: its table's seats and stacks after it, with everything it caused: knockouts (busted,
+  place), prizes with their transfers, the late-registration close at the money (guarantee
+  dropped), the pool fixed (overlay transfer, prize table), moves between tables, the end;
+- each commit: the level clock (level, ms left) and when the state was saved (`saved_at_ms`);
+- a cancellation: `cancelled` with its reason; the refund job pays it.
+
+A player is stored where the last completed hand of their table left them; a player moved or
+seated between hands is stored at the new seat with the same stack (T-10). Everything is
+written with absolute values or guarded steps, so a write retried through an outage is the
+same write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+from twisted.internet.defer import Deferred, succeed
+from twisted.python.failure import Failure
+
+from pokerroom.ledger.transfers import Transfer, transfer_on
+from tournaments import store
+from tournaments.director.bounties import bounty_pool
+from tournaments.director.money import HOUSE_FEES, TDOLLARS, TICKET, MoneyMove, prize_pool
+from tournaments.director.payouts import PrizeTable
+from tournaments.director.registration import Decision, Funding
+from tournaments.recorder import Op, Recorder
+
+if TYPE_CHECKING:
+    from tournaments.actor import TournamentActor
+    from tournaments.table import TournamentTable
+
+#: The table id of players who paid an entry while the tournament runs and wait for a seat:
+#: their chips are stored there until their table's next hand (or a restart seats them).
+WAITING = "waiting"
+#: A quiet tournament (a break, hands waiting on players) still stamps its clock this often.
+HEARTBEAT_SECONDS = 30.0
+PURCHASE_KINDS = {"register": "entry", "reentry": "reentry", "rebuy": "rebuy", "addon": "addon"}
+
+
+# --------------------------------------------------------------------------- blocking writes
+
+
+def new_entry(
+    conn: Connection, tournament_id: str, entry: store.EntryRecord, payment: store.Payment
+) -> None:
+    """A registration or re-entry: the entry and its purchase (idempotent).
+
+    A player registering again after unregistering (T-3) starts afresh: the old rows, whose
+    money went back, are removed.
+    """
+    entries, payments = store.tournament_entries, store.tournament_payments
+    gone = sa.select(entries.c.player).where(
+        entries.c.tournament_id == tournament_id,
+        entries.c.player == entry.player,
+        entries.c.status == store.UNREGISTERED,
+    )
+    if conn.execute(gone).first() is not None:
+        for table in (payments, entries):
+            conn.execute(
+                sa.delete(table).where(
+                    table.c.tournament_id == tournament_id, table.c.player == entry.player
+                )
+            )
+    conn.execute(
+        sa.delete(entries).where(
+            entries.c.tournament_id == tournament_id,
+            entries.c.player == entry.player,
+            entries.c.entry_no == entry.entry_no,
+        )
+    )
+    store.add_entries(conn, tournament_id, [entry])
+    add_payment(conn, tournament_id, payment)
+
+
+def add_payment(conn: Connection, tournament_id: str, payment: store.Payment) -> None:
+    """A purchase (idempotent: the same purchase replaces itself)."""
+    payments = store.tournament_payments
+    conn.execute(
+        sa.delete(payments).where(
+            payments.c.tournament_id == tournament_id,
+            payments.c.player == payment.player,
+            payments.c.seq == payment.seq,
+        )
+    )
+    store.add_payments(conn, tournament_id, [payment])
+
+
+def unregistered(conn: Connection, tournament_id: str, player: str) -> None:
+    """T-3: the player's entries count for nothing now (their money went back)."""
+    entries = store.tournament_entries
+    conn.execute(
+        sa.update(entries)
+        .where(entries.c.tournament_id == tournament_id, entries.c.player == player)
+        .values(status=store.UNREGISTERED)
+    )
+
+
+def revived(conn: Connection, tournament_id: str, player: str, entry_no: int) -> None:
+    """T-4: a busted player's rebuy brings the entry back in: alive, no place."""
+    entries = store.tournament_entries
+    conn.execute(
+        sa.update(entries)
+        .where(
+            entries.c.tournament_id == tournament_id,
+            entries.c.player == player,
+            entries.c.entry_no == entry_no,
+        )
+        .values(status=store.ALIVE, place=None)
+    )
+
+
+def put_seat(conn: Connection, tournament_id: str, seat: store.SeatRecord) -> None:
+    """A player sits down between hands (moved, T-10; or seated late): their one row."""
+    seats = store.tournament_seats
+    conn.execute(
+        sa.delete(seats).where(
+            seats.c.tournament_id == tournament_id,
+            sa.or_(
+                seats.c.player == seat.player,
+                sa.and_(seats.c.table_id == seat.table_id, seats.c.seat == seat.seat),
+            ),
+        )
+    )
+    conn.execute(
+        sa.insert(seats).values(
+            tournament_id=tournament_id,
+            table_id=seat.table_id,
+            seat=seat.seat,
+            player=seat.player,
+            entry_no=seat.entry_no,
+            stack=seat.stack,
+            hand_number=seat.hand_number,
+        )
+    )
+
+
+def set_stack(conn: Connection, tournament_id: str, player: str, stack: int) -> None:
+    """The stored stack with chips bought since the table's last completed hand (T-4)."""
+    seats = store.tournament_seats
+    conn.execute(
+        sa.update(seats)
+        .where(seats.c.tournament_id == tournament_id, seats.c.player == player)
+        .values(stack=stack)
+    )
+
+
+def save_clock(
+    conn: Connection, tournament_id: str, level_index: int, ms_left: int | None, at_ms: int
+) -> None:
+    """The level clock as it stands, and when the stored state was last written."""
+    conn.execute(
+        sa.update(store.tournaments)
+        .where(store.tournaments.c.id == tournament_id)
+        .values(level_index=level_index, level_ms_left=ms_left, saved_at_ms=at_ms)
+    )
+
+
+def set_places(
+    conn: Connection, tournament_id: str, places: Sequence[tuple[str, int, int]]
+) -> None:
+    """Places made final once the field stopped growing (T-5, T-6): (player, entry, place)."""
+    entries = store.tournament_entries
+    if not places:
+        return
+    conn.execute(
+        sa.update(entries)
+        .where(
+            entries.c.tournament_id == sa.bindparam("tid"),
+            entries.c.player == sa.bindparam("who"),
+            entries.c.entry_no == sa.bindparam("no"),
+        )
+        .values(place=sa.bindparam("place")),
+        [{"tid": tournament_id, "who": p, "no": n, "place": pl} for p, n, pl in places],
+    )
+
+
+# --------------------------------------------------------------------------- the actor's side
+
+
+def purchase_parts(tournament_id: str, moves: Iterable[MoneyMove]) -> tuple[int, int, int]:
+    """(buy-in to the pool, fee to the house, bounty to the bounty pool) of a purchase (T-2)."""
+    pool, bounties = prize_pool(tournament_id), bounty_pool(tournament_id)
+    buy_in = fee = bounty = 0
+    for move in moves:
+        if move.destination == pool:
+            buy_in += move.amount
+        elif move.destination == bounties:
+            bounty += move.amount
+        elif move.destination.kind == HOUSE_FEES:
+            fee += move.amount
+    return buy_in, fee, bounty
+
+
+def funding_of(moves: Sequence[MoneyMove], fallback: Funding, ticket: str) -> tuple[Funding, str]:
+    """How a purchase was paid: by the account its money came from (T-3, T-16)."""
+    if not moves:
+        return fallback, ticket
+    source = moves[0].source
+    if source.kind == TDOLLARS:
+        return Funding.TDOLLARS, ""
+    if source.kind == TICKET:
+        return Funding.TICKET, source.owner
+    return Funding.CASH, ""
+
+
+class Durable:
+    """One actor's writes: its decisions as units of its recorder (see the module docstring)."""
+
+    def __init__(self, actor: TournamentActor, stores: bool = True) -> None:
+        self.actor = actor
+        self.tid = actor.tid
+        self.recorder = Recorder(actor.cashier.ledger, actor.cashier, stores, self._heartbeat)
+        self.failures: list[str] = []
+        self._beat_call: Any = None
+        self._beat_commits = -1
+
+    @property
+    def stores(self) -> bool:
+        """Whether the tournament's state is written (money always is)."""
+        return self.recorder.stores
+
+    def now_ms(self) -> int:
+        """The actor's clock in epoch milliseconds."""
+        return round(self.actor.clock.seconds() * 1000)
+
+    def _failed(self, failure: Failure) -> None:
+        """A write of a decision nobody waits on failed: kept for the staff and logged."""
+        self.failures.append(str(failure.value))
+        self.actor.log.error("tournament_write_failed", error=str(failure.value))
+
+    def write(self, *ops: Op) -> None:
+        """Store writes nobody waits on (skipped when the state is not stored)."""
+        if self.stores and ops:
+            self.recorder.write(*ops).addErrback(self._failed)
+
+    def money(
+        self, moves: Iterable[MoneyMove], key: str, kind: str, ops: Sequence[Op] = ()
+    ) -> Deferred[Transfer | None]:
+        """One decision's transfer and its store writes, in one transaction; fires with the
+        transfer (None when nothing moves) once committed, fails as the ledger refused it."""
+        cashier = self.actor.cashier
+        postings = list(cashier.postings(moves).items())
+        writes: list[Op] = []
+        if postings:
+            writes.append(
+                partial(
+                    _transfer,
+                    key=key,
+                    kind=kind,
+                    currency=cashier.currency,
+                    postings=postings,
+                    reference=cashier.reference,
+                )
+            )
+        if self.stores:
+            writes.extend(ops)
+        if not writes:
+            return succeed(None)
+        done = self.recorder.write(*writes)
+        return done.addCallback(lambda values: values[0] if postings else None)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One decision made by several parts: one unit."""
+        with self.recorder.batch():
+            yield
+
+    # ------------------------------------------------------------------ registration (T-1..T-5)
+
+    def opened(self) -> None:
+        """The tournament's row, with the config it runs with (T-1)."""
+        actor = self.actor
+        config = actor.config
+        record = store.TournamentRecord(
+            id=self.tid,
+            template=config.structure.name,
+            currency=config.currency,
+            created_at_ms=self.now_ms(),
+            config=store.config_json(config),
+            guarantee=config.registration.guarantee,
+        )
+        self.write(partial(store.save_tournament, record=record))
+
+    def purchase(self, decision: Decision, key: str, alive_before: bool) -> list[Op]:
+        """The store writes of one money decision (registration, re-entry, rebuy, add-on,
+        unregistration), for the unit of its transfer."""
+        actor, tid, player = self.actor, self.tid, decision.player
+        if decision.action == "unregister":
+            return [partial(unregistered, tournament_id=tid, player=player)]
+        kind = PURCHASE_KINDS.get(decision.action)
+        record = decision.state.players.get(player)
+        if kind is None or record is None:
+            return []
+        buy_in, fee, bounty = purchase_parts(tid, decision.moves)
+        funding, ticket = funding_of(decision.moves, record.funding, record.ticket_id)
+        seq = record.entries + record.rebuys + record.addons
+        entry_no = record.entries
+        payment = store.Payment(
+            player, seq, entry_no, kind, funding, buy_in, fee, bounty, decision.chips, ticket, key
+        )
+        running = actor.status == "running"
+        if kind in ("entry", "reentry"):
+            ops: list[Op] = [
+                partial(
+                    new_entry,
+                    tournament_id=tid,
+                    entry=store.EntryRecord(player, entry_no, bounty=bounty),  # T-14
+                    payment=payment,
+                )
+            ]
+            if running:
+                ops.append(
+                    self._waiting_op(player, entry_no, decision.chips, decision.state.serial)
+                )
+            return ops
+        ops = [partial(add_payment, tournament_id=tid, payment=payment)]
+        table = actor.floor.table_of(player) if alive_before else None
+        if table is not None:
+            stack = table.kept_stack(player) + decision.chips
+            ops.append(partial(set_stack, tournament_id=tid, player=player, stack=stack))
+        elif running:  # a busted player's rebuy: back in, waiting for a seat (T-4)
+            ops.append(partial(revived, tournament_id=tid, player=player, entry_no=entry_no))
+            ops.append(self._waiting_op(player, entry_no, decision.chips, decision.state.serial))
+        return ops
+
+    def _waiting_op(self, player: str, entry_no: int, chips: int, serial: int) -> Op:
+        seat = store.SeatRecord(WAITING, serial, player, entry_no, chips)
+        return partial(put_seat, tournament_id=self.tid, seat=seat)
+
+    def chips_added(self, player: str) -> None:
+        """Rebuy or add-on chips now on the player's stack: the stored stack says so (T-4)."""
+        table = self.actor.floor.table_of(player)
+        if table is not None:
+            stack = table.kept_stack(player)
+            self.write(partial(set_stack, tournament_id=self.tid, player=player, stack=stack))
+
+    # ------------------------------------------------------------------ play
+
+    def started(self) -> None:
+        """T-1: the tournament runs (the tables' seats follow from `seated`)."""
+        self.write(partial(store.mark_started, tournament_id=self.tid, at_ms=self.now_ms()))
+        self._schedule_beat()
+
+    def resumed(self) -> None:
+        """The tournament runs again after a restart: the clock's heartbeat resumes."""
+        self._schedule_beat()
+
+    def seated(self, tables: Sequence[TournamentTable]) -> None:
+        """Every table's seats as drawn (hand 0), before the first hand is dealt."""
+        for table in tables:
+            self.table_kept(table)
+
+    def table_kept(self, table: TournamentTable) -> None:
+        """A table's seats and stacks as of its last completed hand (T-18)."""
+        alive = self.actor.alive
+        seats = [
+            store.SeatRecord(
+                str(table.table_id), seat, entry, alive.get(entry, 1), stack, table.hands_played
+            )
+            for seat, entry in sorted(table.seats.items())
+            if (stack := table.stacks[entry]) > 0
+        ]
+        self.write(
+            partial(
+                store.record_hand,
+                tournament_id=self.tid,
+                table_id=str(table.table_id),
+                hand_number=table.hands_played,
+                seats=seats,
+            )
+        )
+
+    @contextmanager
+    def keep_hand(self, table: TournamentTable) -> Iterator[None]:
+        """A hand ended at `table`: its seats, then all it causes, in one unit (ARCH 14)."""
+        with self.recorder.batch():
+            self.table_kept(table)
+            yield
+
+    def sat(self, table: TournamentTable, seat: int, entry: str, stack: int) -> None:
+        """A player sat down between hands (a move, T-10, or a late seat): their new row."""
+        record = store.SeatRecord(
+            str(table.table_id), seat, entry, self.actor.alive.get(entry, 1), stack,
+            table.hands_played,
+        )  # fmt: skip
+        self.write(partial(put_seat, tournament_id=self.tid, seat=record))
+
+    def busted(self, entry: str, entry_no: int, place: int) -> None:
+        """T-9: the entry is out, at `place`."""
+        self.write(
+            partial(
+                store.update_entry,
+                tournament_id=self.tid,
+                player=entry,
+                entry_no=entry_no,
+                status=store.BUSTED,
+                place=place,
+            )
+        )
+
+    def placed(self, entry: str, entry_no: int, place: int) -> None:
+        """The winner's (or a satellite seat winner's) place (T-8)."""
+        self.write(
+            partial(
+                store.update_entry,
+                tournament_id=self.tid,
+                player=entry,
+                entry_no=entry_no,
+                place=place,
+            )
+        )
+
+    def places(self, places: Sequence[tuple[str, int, int]]) -> None:
+        """Places renumbered once the field is final (T-5, T-6)."""
+        self.write(partial(set_places, tournament_id=self.tid, places=list(places)))
+
+    def prize(self, entry: str, entry_no: int, amount: int) -> None:
+        """The prize paid to an entry (in the unit of its transfer: it stands, T-18)."""
+        self.write(
+            partial(
+                store.update_entry,
+                tournament_id=self.tid,
+                player=entry,
+                entry_no=entry_no,
+                prize=amount,
+            )
+        )
+
+    def pool_fixed(self, prizes: PrizeTable, overlay: int) -> None:
+        """T-6: the prize table and the overlay posted with it."""
+        self.write(
+            partial(
+                store.save_prizes, tournament_id=self.tid, prizes=prizes, overlay_posted=overlay
+            )
+        )
+
+    def guarantee_dropped(self) -> None:
+        """T-5: late registration closed at the money; the guarantee no longer applies."""
+        self.write(partial(store.drop_guarantee, tournament_id=self.tid))
+
+    def finished(self) -> None:
+        """T-8: the tournament is over."""
+        self._stop_beat()
+        self.write(partial(store.mark_finished, tournament_id=self.tid, at_ms=self.now_ms()))
+
+    def cancelled(self, reason: store.CancelReason, why: str) -> Deferred[list[Any]]:
+        """T-1: cancelled; the refund job pays it (fires once committed)."""
+        self._stop_beat()
+        op = partial(
+            store.mark_cancelled,
+            tournament_id=self.tid,
+            reason=reason,
+            at_ms=self.now_ms(),
+            decision=why,
+        )
+        if not self.stores:
+            return succeed([])
+        return self.recorder.write(op)
+
+    # ------------------------------------------------------------------ the clock
+
+    def _heartbeat(self) -> Op | None:
+        """The level clock as it stands now, written with each commit while running."""
+        actor = self.actor
+        if actor.status != "running" or not actor.floor.running:
+            return None
+        level = actor.floor.level()
+        now = actor.clock.seconds()
+        ms_left = None if level.ends_at is None else max(0, round((level.ends_at - now) * 1000))
+        return partial(
+            save_clock,
+            tournament_id=self.tid,
+            level_index=level.index,
+            ms_left=ms_left,
+            at_ms=round(now * 1000),
+        )
+
+    def _schedule_beat(self) -> None:
+        if self.stores and self._beat_call is None:
+            self._beat_call = self.actor.clock.callLater(HEARTBEAT_SECONDS, self._beat)
+
+    def _beat(self) -> None:
+        """Stamp the clock if nothing was committed since the last beat."""
+        self._beat_call = None
+        if self.actor.status != "running":
+            return
+        if self.recorder.commits == self._beat_commits and not self.recorder.behind:
+            beat = self._heartbeat()
+            if beat is not None:
+                self.recorder.write().addErrback(self._failed)  # the heartbeat rides along
+        self._beat_commits = self.recorder.commits
+        self._schedule_beat()
+
+    def _stop_beat(self) -> None:
+        if self._beat_call is not None and self._beat_call.active():
+            self._beat_call.cancel()
+        self._beat_call = None
+
+
+def _transfer(
+    conn: Connection,
+    *,
+    key: str,
+    kind: str,
+    currency: str,
+    postings: list[Any],
+    reference: str,
+) -> Transfer:
+    """A decision's ledger transfer inside its unit's transaction (P-2: keyed)."""
+    return transfer_on(
+        conn, key=key, kind=kind, currency=currency, postings=postings, reference=reference
+    )

@@ -1,0 +1,267 @@
+"""The recorder: one tournament's decisions written to the database, in order, before anyone hears.
+
+Every decision the tournament actor takes becomes a *unit*: blocking writes on one SQLAlchemy
+`Connection` (tournaments/store.py, and the decision's ledger transfer by `transfer_on`), run
+in ONE transaction in the ledger's money lane (docs/ARCHITECTURE.md rules 7 and 14):
+
+- Units commit in the order they were made. While a commit is in flight, the units made
+  meanwhile wait and then commit together (group commit): many tables' hands share one commit,
+  and each table's stored state is still one of its completed hands (T-18).
+- A decision made by several parts at once (a hand: its table's seats, then the knockouts,
+  places, prizes and moves it causes) is gathered into one unit by a scope (`batch()`).
+- Persist, then tell: a message to a client sent while units are uncommitted is held (`hold`)
+  and let through, in order, once every unit made before it has committed.
+- Each `write` is a group of ops that stand or fall together (a transfer and the rows that
+  record it). A group the ledger refuses (insufficient funds, T-4) fails alone: the batch is
+  written again with a savepoint per group, and only the refused group is left out (a refused
+  registration writes no entry; a refused prize leaves its hand stored, for the staff).
+
+Everything here runs on the reactor's thread except the unit's writes (`Op`), which run in
+the ledger's thread pool and must therefore capture values, never read the actor's state.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Protocol
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.engine import Connection, Engine
+from twisted.internet.defer import Deferred, succeed
+from twisted.python.failure import Failure
+
+from pokerroom.ledger import LedgerService
+from pokerroom.ledger import accounts as ledger_accounts
+from pokerroom.ledger.db import in_transaction
+from pokerroom.ledger.errors import LedgerError
+from pokerroom.ledger.posting import StaleIds
+
+#: One blocking write of a unit, on the unit's connection; its value is the unit's answer.
+Op = Callable[[Connection], Any]
+
+log = structlog.get_logger("tournaments.recorder")
+
+
+class Counter(Protocol):
+    """Where units in flight are counted (the cashier's `in_flight`: simulations wait on it)."""
+
+    in_flight: int
+
+
+@dataclass(slots=True)
+class Group:
+    """Ops that stand or fall together; `answer` fires with their values."""
+
+    ops: list[Op]
+    answer: Deferred[list[Any]] = field(default_factory=Deferred)
+
+
+@dataclass(slots=True)
+class Unit:
+    """One decision's writes (its groups), committed in one transaction."""
+
+    number: int
+    groups: list[Group] = field(default_factory=list)
+
+
+class Refused(Exception):
+    """A unit's write was refused (its cause is `__cause__`): only this unit is left out."""
+
+
+def _run_groups(conn: Connection, groups: Sequence[Sequence[Op]], careful: bool) -> list[Any]:
+    """Run every group's ops on `conn`; careful: each group under a savepoint of its own."""
+    outcomes: list[Any] = []
+    for ops in groups:
+        if not careful:
+            outcomes.append([op(conn) for op in ops])
+            continue
+        try:
+            with conn.begin_nested():
+                outcomes.append([op(conn) for op in ops])
+        except StaleIds:
+            raise
+        except (LedgerError, sa.exc.IntegrityError) as exc:
+            refused = Refused(f"{type(exc).__name__}: {exc}")
+            refused.__cause__ = exc
+            outcomes.append(refused)
+    return outcomes
+
+
+class _Retry(Exception):
+    """A batch written without savepoints hit a refusal: write it again, carefully."""
+
+
+def commit_groups(engine: Engine, groups: Sequence[Sequence[Op]]) -> list[Any]:
+    """Write several groups in one transaction; per group its ops' values or a `Refused`.
+
+    Blocking (the ledger's thread pool). The usual batch is written straight; if the ledger
+    refuses one transfer (or an account id went stale), the transaction rolls back and the
+    batch is written again with a savepoint per group, so that only the refused ones are out.
+    """
+
+    def straight(conn: Connection) -> list[Any]:
+        try:
+            return _run_groups(conn, groups, careful=False)
+        except (LedgerError, StaleIds, sa.exc.IntegrityError) as exc:
+            raise _Retry() from exc
+
+    try:
+        return in_transaction(engine, straight)
+    except _Retry:
+        ledger_accounts.forget_cached_ids(engine)
+    for attempt in range(2):
+        try:
+            return in_transaction(engine, partial(_run_groups, groups=groups, careful=True))
+        except StaleIds:
+            ledger_accounts.forget_cached_ids(engine)
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+class Recorder:
+    """Writes one tournament's units in order, group-committing those made during a commit."""
+
+    def __init__(
+        self,
+        ledger: LedgerService,
+        counter: Counter,
+        stores: bool = True,
+        heartbeat: Callable[[], Op | None] | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self.counter = counter
+        #: False: only the money is written (a benchmark without persistence); units still
+        #: commit in order and telling still waits for them.
+        self.stores = stores
+        #: An op added to each commit (the level clock and when the state was saved), or None.
+        self.heartbeat = heartbeat
+        self.made = 0  # the last unit number given out
+        self.committed = 0  # every unit up to this number is done (committed or refused)
+        self.commits = 0  # transactions made
+        self.units_written = 0
+        self._queue: deque[Unit] = deque()
+        self._open: Unit | None = None
+        self._depth = 0
+        self._flushing = False
+        self._held: deque[tuple[int, Callable[..., None], tuple[Any, ...]]] = deque()
+        self._waiters: list[tuple[int, Deferred[None]]] = []
+
+    # ------------------------------------------------------------------ writing
+
+    def write(self, *ops: Op) -> Deferred[list[Any]]:
+        """Add `ops` (one group) to the decision being gathered, or make them a unit now.
+
+        Fires with the ops' values once committed; fails with the ledger's refusal (or the
+        error) if they were not written.
+        """
+        group = Group(list(ops))
+        if self._depth:
+            unit = self._open
+            if unit is None:
+                self.made += 1
+                unit = self._open = Unit(self.made)
+            unit.groups.append(group)
+            return group.answer
+        self.made += 1
+        self._seal(Unit(self.made, [group]))
+        return group.answer
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Gather every write made inside into one unit (scopes nest; the outermost seals)."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if not self._depth and self._open is not None:
+                unit, self._open = self._open, None
+                self._seal(unit)
+
+    def _seal(self, unit: Unit) -> None:
+        self.counter.in_flight += 1
+        self._queue.append(unit)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Commit every sealed unit in one transaction, unless a commit is in flight."""
+        if self._flushing or not self._queue:
+            return
+        units = list(self._queue)
+        self._queue.clear()
+        groups = [group for unit in units for group in unit.groups]
+        batches = [list(group.ops) for group in groups]
+        beat = self.heartbeat() if self.heartbeat is not None else None
+        if beat is not None and self.stores:
+            batches.append([beat])
+        self._flushing = True
+        self.commits += 1
+        self.units_written += len(units)
+        d = self.ledger.write(commit_groups, batches)
+        d.addBoth(self._committed, units, groups)
+
+    def _committed(
+        self, outcome: list[Any] | Failure, units: list[Unit], groups: list[Group]
+    ) -> None:
+        self._flushing = False
+        if isinstance(outcome, Failure):
+            log.error("tournament_write_failed", error=str(outcome.value), units=len(units))
+        for unit in units:
+            self.counter.in_flight -= 1
+            self.committed = max(self.committed, unit.number)
+        for index, group in enumerate(groups):
+            value = outcome if isinstance(outcome, Failure) else outcome[index]
+            if isinstance(value, Refused):
+                value = Failure(value.__cause__ or value)
+            if isinstance(value, Failure):
+                group.answer.errback(value)
+            else:
+                group.answer.callback(value)
+        self._release()
+        self._flush()
+
+    # ------------------------------------------------------------------ telling
+
+    @property
+    def behind(self) -> bool:
+        """Some unit made so far is not committed yet."""
+        return self.committed < self.made or self._open is not None
+
+    def hold(self, send: Callable[..., None], *args: Any) -> None:
+        """Send now if every unit made so far is committed, else once they are (in order)."""
+        if not self.behind and not self._held:
+            send(*args)
+            return
+        self._held.append((self.made, send, args))
+
+    def after(self, number: int) -> Deferred[None]:
+        """Fires once unit `number` (and every one before it) is done."""
+        if number <= self.committed:
+            return succeed(None)
+        d: Deferred[None] = Deferred()
+        self._waiters.append((number, d))
+        return d
+
+    def idle(self) -> Deferred[None]:
+        """Fires once every unit made so far is done."""
+        return self.after(self.made)
+
+    def _release(self) -> None:
+        held = self._held
+        while held and held[0][0] <= self.committed:
+            _, send, args = held.popleft()
+            try:
+                send(*args)
+            except Exception:  # a message that cannot be sent must not stop the others
+                log.exception("held_message_failed")
+        if self._waiters:
+            due = [(n, d) for n, d in self._waiters if n <= self.committed]
+            self._waiters = [(n, d) for n, d in self._waiters if n > self.committed]
+            for _, d in due:
+                d.callback(None)
