@@ -134,8 +134,11 @@ def plan_rows(stopped: store.StoppedTournament) -> TournamentPlan:
             )
     pool = prize_pool(tid)
     overlay = min(plan.overlay_returned, record.overlay_posted)
+    rounding = plan.house_rounding
+    if plan.phase is RefundPhase.IN_THE_MONEY and record.prizes is not None:
+        rounding += record.prizes.rounding  # T-7: the prize table's own rest, still in the pool
     for component, amount, target in (
-        (ROUNDING, plan.house_rounding, house(HOUSE_ROUNDING)),
+        (ROUNDING, rounding, house(HOUSE_ROUNDING)),
         (OVERLAY, overlay, house(HOUSE_OVERLAY)),
     ):
         if amount > 0:

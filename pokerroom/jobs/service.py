@@ -122,6 +122,8 @@ class JobService(Service):
         self.jobs: dict[str, Job] = {job.name: job for job in (jobs or [RefundsJob()])}
         self.runner = runner_name()
         self.reports: list[RunReport] = []  # the latest runs of this process, newest last
+        #: Told of every run that ended (the room tells refunded players, T-18).
+        self.listeners: list[Callable[[RunReport], object]] = []
         self._loops: list[LoopingCall] = []
         self._running: dict[str, _Drive] = {}
 
@@ -156,6 +158,11 @@ class JobService(Service):
             quiet = report.outcome in ("ok", "skipped") and not report.transfers
             emit = log.debug if quiet else log.info
             emit("job_run", job=name, outcome=report.outcome, message=report.message)
+            for listener in self.listeners:
+                try:
+                    listener(report)
+                except Exception as exc:  # a listener's failure is not the run's
+                    log.error("job_listener_failed", job=name, error=str(exc))
             return report
 
         def broke(failure: Failure) -> Failure:
