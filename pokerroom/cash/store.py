@@ -409,6 +409,9 @@ def _mark_settled(
         )
 
 
+_STATUS_OF_HAND = sa.select(cash_hands.c.status).where(cash_hands.c.id == sa.bindparam("hand_key"))
+
+
 def settle_hand(
     engine: Engine,
     hand_id: str,
@@ -420,41 +423,39 @@ def settle_hand(
     now_ms: int,
     history: HistoryIn | None = None,
 ) -> None:
-    """One `hand_settlement` transfer (escrow net changes + rake), then mark the hand settled.
+    """The hand's result in ONE transaction: its `hand_settlement` transfer (escrow net changes
+    and rake, C-11), its `settled` status with the rake shares, and its history (C-12).
 
-    The rake shares travel in the transfer's memo (or, if too long, on the hands row first),
-    so that a crash between the transfer and the status change is finished by
-    `recover_table` with the shares intact (C-11, C-12). Two commits per hand settled.
-    Idempotent: the transfer is keyed, and a second run finds the history already stored.
+    The caller owns the unit of work and the ledger writes on its connection (`transfer_on`,
+    docs/ARCHITECTURE.md rule 14): either all of it is kept or none of it is, so a hand whose
+    result a client was told is never voided by a restart. Idempotent (the ledger retries it
+    through an outage): a run after a commit whose answer was lost finds the hand settled and
+    writes nothing. The rake shares also travel in the transfer's memo (when short enough),
+    which `recover_table` still reads for hands settled before this single commit existed.
     """
     result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
     memo = json.dumps(dict(rake_by_player), separators=(",", ":"), sort_keys=True)
     if len(memo) > transfers.MAX_MEMO:
-        memo = ""
-        in_transaction(
-            engine,
-            lambda c: c.execute(
-                sa.update(cash_hands).where(cash_hands.c.id == hand_id).values(result=result)
-            ),
-        )
-    postings: list[tuple[AccountRef, int]] = [
+        memo = ""  # the shares are on the hands row, written in the same transaction
+    lines: list[tuple[AccountRef, int]] = [
         (escrow(table_id, p, currency), d) for p, d in deltas.items() if d
     ]
     if rake:
-        postings.append((house(AccountKind.HOUSE_RAKE, currency), rake))
-    if postings:
-        transfers.transfer(
-            engine,
-            key=settlement_key(hand_id),
-            kind=TransferKind.HAND_SETTLEMENT,
-            currency=currency,
-            postings=postings,
-            reference=f"hand:{hand_id}",
-            memo=memo,
-        )
-    try:
-        in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms, history))
-    except sa.exc.IntegrityError:
-        if history is None or not _exists(engine, cash_hand_histories.c.hand_id, hand_id):
-            raise
-        in_transaction(engine, lambda c: _mark_settled(c, hand_id, result, now_ms))
+        lines.append((house(AccountKind.HOUSE_RAKE, currency), rake))
+
+    def work(conn: Connection) -> None:
+        if conn.execute(_STATUS_OF_HAND, {"hand_key": hand_id}).scalar() == SETTLED:
+            return  # an earlier run committed all of it
+        if lines:
+            transfers.transfer_on(
+                conn,
+                key=settlement_key(hand_id),
+                kind=TransferKind.HAND_SETTLEMENT,
+                currency=currency,
+                postings=lines,
+                reference=f"hand:{hand_id}",
+                memo=memo,
+            )
+        _mark_settled(conn, hand_id, result, now_ms, history)
+
+    in_transaction(engine, work)

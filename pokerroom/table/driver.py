@@ -28,6 +28,7 @@ from structlog.typing import FilteringBoundLogger
 from twisted.internet.interfaces import IReactorTime
 
 from pokerroom.engine import EngineError, Hand, HandConfig
+from pokerroom.engine import events as ev
 from pokerroom.engine.cards import RandomSource, shuffled_deck
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.table import errors as codes
@@ -282,11 +283,11 @@ class HandDriver:
         index = self.index_of(player)
         return index is not None and self.hand is not None and not self.hand.folded[index]
 
-    def act(self, index: int, action: str, amount: int | None = None) -> None:
-        """A player's action, verified by the engine first; a refusal changes nothing (P-1).
+    def verify(self, index: int, action: str, amount: int | None = None) -> str:
+        """Check an action with the engine (rule 2): refused with a stable code, nothing changed
+        (P-1). Returns the action's name as told (`bet` when nothing was bet, else `raise`).
 
-        `amount` is the total a bet or raise goes to. `bet` and `raise` name the same action;
-        the frame names it by the situation.
+        `amount` is the total a bet or raise goes to; `bet` and `raise` name the same action.
         """
         check_action(action, amount)
         hand = self.hand
@@ -308,7 +309,17 @@ class HandDriver:
         except EngineError as exc:
             raise ProtocolError(exc.code, exc.message) from None
         if action in ("bet", "raise"):
-            action = "bet" if hand.current_bet == 0 else "raise"
+            return "bet" if hand.current_bet == 0 else "raise"
+        return action
+
+    def act(self, index: int, action: str, amount: int | None = None) -> None:
+        """A player's action: verified by the engine, then applied (P-1, rule 2)."""
+        self.apply(index, self.verify(index, action, amount), amount)
+
+    def apply(self, index: int, action: str, amount: int | None) -> None:
+        """Apply an action `verify` accepted: keep the bank left (C-7), tell, ask the next."""
+        hand = self.hand
+        assert hand is not None
         if self.action_clock.running:
             self.table.keep_bank(index, self.action_clock.stop())  # C-7: the rest is kept
         if action == "fold":
@@ -408,4 +419,12 @@ class HandDriver:
         view = hand_view(hand, self.hand_id, self.order, self.index_of(player))
         if hand.actor >= 0 and self.action_clock.running:
             view["deadline_ms"] = seconds_to_ms(self.action_clock.deadline)
+        if self.over:  # the result is not kept yet: the hand as it stood before the awards
+            won = [0] * len(self.order)
+            for event in hand.log:
+                if isinstance(event, ev.PotAwarded):
+                    for i, share in event.shares:
+                        won[i] += share
+            for i, seat in enumerate(view["seats"]):
+                seat["stack"] -= won[i]
         return view

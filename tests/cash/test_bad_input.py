@@ -80,4 +80,4 @@ def test_a_wallet_too_small_changes_nothing(room: Harness, table: TableActor) ->
     with pytest.raises(ProtocolError) as info:
         room.wait(table.sit("poor", 5, 100))
     assert info.value.code == "insufficient_funds"
-    assert state(table) == before and 5 not in table._reserved
+    assert state(table) == before and 5 not in table.roster._reserved

@@ -1,6 +1,11 @@
-"""Sitting down, topping up, sitting out and in, leaving (C-2, C-3, C-4, C-8, C-9, C-10).
+"""Roster: who sits where at one cash table, and the commands that change it (C-2, C-3, C-4,
+C-8, C-9, C-10).
 
-`Membership` is the half of `TableActor` that changes who sits where; mixed into it.
+The table actor owns one `Roster` and calls it (docs/ARCHITECTURE.md rule 13): taking a seat
+and buying in, topping up, sitting out and in, leaving and cashing out, the C-3 sit-out timers.
+The roster keeps its own state (the seats, and the seats and money in flight) and asks the
+table, through `RosterTable`, only what is the table's: whether it is closed or held, how far
+its hand is, to tell its audience, and to deal again. Reactor thread only.
 """
 
 from __future__ import annotations
@@ -8,22 +13,28 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
+from structlog.typing import FilteringBoundLogger
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.python.failure import Failure
 
 from pokerroom.cash import errors as codes
+from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.declines import is_decline
+from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.memory import CashOut
 from pokerroom.cash.pause import TABLE_BACKOFF
-from pokerroom.cash.policies import AdmissionDecision
+from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
 from pokerroom.cash.seating import Seat, free_seat
-from pokerroom.cash.state import IDLE, PLAYING, TableState
 from pokerroom.cash.store import SeatRow
 from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.table.clock import seconds_to_ms
+from pokerroom.table.views import Message, message
+
+IDLE, STARTING, PLAYING, SETTLING = "idle", "starting", "playing", "settling"
 
 
 def _is_amount(value: object) -> bool:
@@ -43,8 +54,150 @@ def _ledger_error(failure: Failure) -> Failure:
     return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
 
 
-class Membership(TableState):
-    """Seat-changing commands mixed into TableActor."""
+class RosterTable(Protocol):
+    """What the roster asks of the table that owns it."""
+
+    @property
+    def closed(self) -> bool:
+        """The table stopped (server shutdown)."""
+        ...
+
+    @property
+    def staff_hold(self) -> str | None:
+        """Staff hold: `paused` deals no new hand, `closed` seats no one either."""
+        ...
+
+    @property
+    def phase(self) -> str:
+        """Where the table's hand is: idle, starting, playing or settling."""
+        ...
+
+    def broadcast(self, msg: Message) -> None:
+        """Tell the table's audience."""
+        ...
+
+    def send(self, player_id: str, msg: Message) -> None:
+        """Tell one player."""
+        ...
+
+    def snapshot_message(self, player_id: str) -> Message:
+        """The `table_snapshot` for one player."""
+        ...
+
+    def deal_soon(self) -> None:
+        """Deal the next hand after the pause, if two players are ready."""
+        ...
+
+    def act_now_for(self, seat: Seat) -> None:
+        """A leaver whose turn it is: check if free, else fold, now (C-6)."""
+        ...
+
+
+class Roster:
+    """The seats of one cash table and the commands that change them."""
+
+    def __init__(
+        self,
+        config: CashTableConfig,
+        *,
+        clock: IReactorTime,
+        store: HandStore,
+        policies: RoomPolicies,
+        table: RosterTable,
+        log: Callable[[], FilteringBoundLogger],
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.store = store
+        self.policies = policies
+        self.table = table
+        self._log = log  # the table's logger as it is bound now
+        self.seats: dict[int, Seat] = {}
+        self.by_player: dict[str, int] = {}
+        self._reserved: set[int] = set()  # seats being sat in or cashed out
+        self._joining: set[str] = set()
+        self._topping_up: dict[str, int] = {}
+        self._admitted: dict[str, AdmissionDecision] = {}
+        self._leaves: dict[str, list[Deferred[dict[str, Any]]]] = {}
+        #: Players whose cash-out waits for the database, with the timer of its next try.
+        self._cashing_out: dict[str, IDelayedCall | None] = {}
+        self._sitout_timers: dict[str, IDelayedCall] = {}
+
+    @property
+    def log(self) -> FilteringBoundLogger:
+        """The table's logger."""
+        return self._log()
+
+    @property
+    def table_id(self) -> str:
+        """The table's id."""
+        return self.config.table_id
+
+    def _now_ms(self) -> int:
+        return seconds_to_ms(self.clock.seconds())
+
+    # ------------------------------------------------------------------ reading
+
+    def seat_of(self, player_id: str) -> Seat:
+        """The player's seat; `table_closed` or `not_seated` otherwise (P-1)."""
+        if self.table.closed:
+            raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
+        number = self.by_player.get(player_id)
+        if number is None:
+            raise ProtocolError(codes.NOT_SEATED, "you are not seated at this table")
+        return self.seats[number]
+
+    def seat_rows(self) -> list[SeatRow]:
+        """Every seat as the database keeps it at a hand boundary (C-12)."""
+        return [
+            SeatRow(
+                seat=s.number,
+                player_id=s.player_id,
+                session=s.session,
+                stack=s.stack,
+                sat_at_ms=seconds_to_ms(s.sat_at),
+                hands_played=s.hands_played,
+                timebank_ms=s.timebank_ms,
+                sitting_out=s.sitting_out,
+                missed_sb=s.missed_sb,
+                missed_bb=s.missed_bb,
+            )
+            for s in sorted(self.seats.values(), key=lambda s: s.number)
+        ]
+
+    def seat_event(self, kind: str, seat: Seat, **extra: Any) -> None:
+        """Tell the audience about one seat (`seat_taken`, `player_sat_out`, ...)."""
+        self.table.broadcast(
+            message(self.table_id, kind, seat=seat.number, player=seat.player_id, **extra)
+        )
+
+    def restore(self, rows: tuple[SeatRow, ...]) -> None:
+        """C-12: reseat the players found at start-up, with their escrow stacks."""
+        for row in rows:
+            seat = Seat(
+                number=row.seat,
+                player_id=row.player_id,
+                stack=row.stack,
+                session=row.session,
+                sat_at=row.sat_at_ms / 1000,
+                timebank_ms=row.timebank_ms,
+                waiting=False,
+                missed_sb=row.missed_sb,
+                missed_bb=row.missed_bb,
+                hands_played=row.hands_played,
+                disconnected=True,  # C-14: nobody is connected after a restart
+            )
+            self.seats[row.seat] = seat
+            self.by_player[row.player_id] = row.seat
+            if row.sitting_out:
+                self.sit_out_seat(seat, reason="restart", announce=False)
+
+    def close(self) -> None:
+        """Stop every timer (server shutdown)."""
+        for call in [*self._sitout_timers.values(), *self._cashing_out.values()]:
+            if call is not None and call.active():
+                call.cancel()
+        self._sitout_timers.clear()
 
     # ------------------------------------------------------------------ sit (C-2, C-8, C-9, C-10)
 
@@ -57,7 +210,7 @@ class Membership(TableState):
     ) -> Deferred[dict[str, Any]]:
         """Take a seat and buy in; fires with {seat, stack} once the money has moved."""
         cfg = self.config
-        if self._closed or self.staff_hold == "closed":
+        if self.table.closed or self.table.staff_hold == "closed":
             raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
         if player_id in self.by_player or player_id in self._joining:
             raise ProtocolError(codes.ALREADY_SEATED, "you already sit at this table")
@@ -133,9 +286,9 @@ class Membership(TableState):
             self.seats[number] = new
             self.by_player[player_id] = number
             self.log.info("seated", player_id=player_id, seat=number, buy_in=buy_in)
-            self._seat_event("seat_taken", new, stack=buy_in)
-            self.listener.send(player_id, self.snapshot_message(player_id))
-            self._maybe_schedule_hand()
+            self.seat_event("seat_taken", new, stack=buy_in)
+            self.table.send(player_id, self.table.snapshot_message(player_id))
+            self.table.deal_soon()
             return {"seat": number, "stack": buy_in}
 
         def done(result: dict[str, Any] | Failure) -> dict[str, Any] | Failure:
@@ -156,7 +309,7 @@ class Membership(TableState):
         `key` is the ledger idempotency key of a keyed request (P-2): when the ledger already
         holds that transfer (a retry), no chips are added and the stack as it is answers.
         """
-        seat = self._seat_of(player_id)
+        seat = self.seat_of(player_id)
         if not _is_amount(amount):
             raise ProtocolError(codes.INVALID_AMOUNT, "amount must be a positive int of cents")
         if seat.leaving:
@@ -191,7 +344,7 @@ class Membership(TableState):
             else:
                 self._topping_up.pop(player_id, None)
                 if seat.leaving and self.seats.get(seat.number) is seat:
-                    self._request_leave(seat)  # the leave waited for this money to land
+                    self.request_leave(seat)  # the leave waited for this money to land
             return result
 
         return d.addCallback(added).addErrback(_ledger_error).addBoth(done)
@@ -200,13 +353,14 @@ class Membership(TableState):
 
     def sit_out(self, player_id: str) -> dict[str, Any]:
         """Keep the seat, stop being dealt in; stood up after `sitout_max_minutes` (C-3)."""
-        seat = self._seat_of(player_id)
+        seat = self.seat_of(player_id)
         if seat.sitting_out:
             raise ProtocolError(codes.ALREADY_SITTING_OUT, "you are already sitting out")
-        self._sit_out_seat(seat, reason="asked")
+        self.sit_out_seat(seat, reason="asked")
         return {}
 
-    def _sit_out_seat(self, seat: Seat, *, reason: str, announce: bool = True) -> None:
+    def sit_out_seat(self, seat: Seat, *, reason: str, announce: bool = True) -> None:
+        """Sit the seat out and start its C-3 timer; tell the audience unless restoring."""
         seat.sitting_out = True
         seat.sat_out_at = self.clock.seconds()
         old = self._sitout_timers.pop(seat.player_id, None)
@@ -217,7 +371,7 @@ class Membership(TableState):
         )
         self.log.info("sat_out", player_id=seat.player_id, reason=reason)
         if announce:
-            self._seat_event("player_sat_out", seat, reason=reason)
+            self.seat_event("player_sat_out", seat, reason=reason)
 
     def _sitout_expired(self, player_id: str) -> None:
         """C-3: too long away: stand up; the chips go back to the wallet."""
@@ -226,21 +380,22 @@ class Membership(TableState):
         if number is None or not self.seats[number].sitting_out:
             return
         self.log.info("sitout_expired", player_id=player_id)
-        self._request_leave(self.seats[number])
+        self.request_leave(self.seats[number])
 
     def sit_in(self, player_id: str, post: bool = True) -> dict[str, Any]:
         """Come back: post what is owed next hand (post) or wait for the big blind (C-4)."""
-        seat = self._seat_of(player_id)
+        seat = self.seat_of(player_id)
         if not seat.sitting_out:
             raise ProtocolError(codes.NOT_SITTING_OUT, "you are not sitting out")
         if seat.stack + seat.pending_chips <= 0:
             raise ProtocolError(codes.NO_CHIPS, "you have no chips: top up first")
         if seat.leaving:
             raise ProtocolError(codes.LEAVING, "you are leaving this table")
-        self._sit_in_seat(seat, post)
+        self.sit_in_seat(seat, post)
         return {"owes": seat.owes, "wait_for_big_blind": seat.wait_for_bb}
 
-    def _sit_in_seat(self, seat: Seat, post: bool) -> None:
+    def sit_in_seat(self, seat: Seat, post: bool) -> None:
+        """Back in: post what is owed (`post`) or wait for the big blind (C-4)."""
         timer = self._sitout_timers.pop(seat.player_id, None)
         if timer is not None and timer.active():
             timer.cancel()
@@ -250,37 +405,35 @@ class Membership(TableState):
         if seat.owes:
             seat.waiting = True
             seat.wait_for_bb = not post
-        self._seat_event("player_sat_in", seat, owes=seat.owes, wait_for_bb=seat.wait_for_bb)
-        self._maybe_schedule_hand()
+        self.seat_event("player_sat_in", seat, owes=seat.owes, wait_for_bb=seat.wait_for_bb)
+        self.table.deal_soon()
 
-    def _back_from_timeout(self, seat: Seat) -> None:
+    def back_from_timeout(self, seat: Seat) -> None:
         """C-6: a player sat out by the clock who acts again is back in."""
-        self._sit_in_seat(seat, post=True)
+        self.sit_in_seat(seat, post=True)
 
     # ------------------------------------------------------------------ leave (C-8, C-10)
 
     def leave(self, player_id: str) -> Deferred[dict[str, Any]]:
         """Stand up after the current hand and cash out; fires with {amount, decline, ...}."""
-        seat = self._seat_of(player_id)
+        seat = self.seat_of(player_id)
         d: Deferred[dict[str, Any]] = Deferred()
         self._leaves.setdefault(player_id, []).append(d)
         if not seat.leaving:
-            self._request_leave(seat)
+            self.request_leave(seat)
         return d
 
-    def _request_leave(self, seat: Seat) -> None:
+    def request_leave(self, seat: Seat) -> None:
+        """Stand up now between hands, else after the hand (acted for when the turn comes)."""
         seat.leaving = True
-        if seat.in_hand and self.phase != IDLE:
+        if seat.in_hand and self.table.phase != IDLE:
             # Folds (or checks) when the turn comes; stands up when the hand is settled.
-            hand = self.hand
-            if hand is not None and self.phase == PLAYING:
-                index = self.order.index(seat.number)
-                if hand.actor == index:
-                    self._auto_act(index, timed_out=False)
+            if self.table.phase == PLAYING:
+                self.table.act_now_for(seat)
             return
-        self._stand_up(seat)
+        self.stand_up(seat)
 
-    def _stand_up(self, seat: Seat) -> None:
+    def stand_up(self, seat: Seat) -> None:
         """Remove the seat now and cash out; record the decline (C-8) and memory (C-10, C-4)."""
         if seat.player_id in self._topping_up:
             return  # cash out only after the top-up has landed in the escrow
@@ -311,7 +464,7 @@ class Membership(TableState):
         )
         self._cashing_out[seat.player_id] = None
         self._try_cash_out(seat, cash_out, 0)
-        self._maybe_schedule_hand()
+        self.table.deal_soon()
 
     def _try_cash_out(
         self, seat: Seat, cash_out: Callable[[], Deferred[CashOut]], tries: int
@@ -321,7 +474,7 @@ class Membership(TableState):
         The leave is answered when the money is back in the wallet: the outage only delays it.
         """
         self._cashing_out[seat.player_id] = None
-        if self._closed:
+        if self.table.closed:
             return  # the seat row and the escrow stay: the restart reseats the player (C-12)
         d = cash_out()
 
@@ -331,7 +484,7 @@ class Membership(TableState):
             self.log.info(
                 "stood_up", player_id=seat.player_id, amount=out.amount, decline=out.decline_number
             )
-            self._seat_event("seat_left", seat, amount=out.amount)
+            self.seat_event("seat_left", seat, amount=out.amount)
             result = {
                 "amount": out.amount,
                 "decline_number": out.decline_number,
@@ -342,7 +495,7 @@ class Membership(TableState):
             return result
 
         def failed(failure: Failure) -> None:
-            if failure.check(ServiceUnavailable, Busy) and not self._closed:
+            if failure.check(ServiceUnavailable, Busy) and not self.table.closed:
                 if tries == 0:
                     self.log.warning(
                         "cash_out_waiting",
@@ -361,7 +514,7 @@ class Membership(TableState):
             self.by_player[seat.player_id] = seat.number
             self.log.error("cash_out_failed", player_id=seat.player_id, error=str(failure.value))
             if not seat.sitting_out:
-                self._sit_out_seat(seat, reason="cash_out_failed")
+                self.sit_out_seat(seat, reason="cash_out_failed")
             for waiter in self._leaves.pop(seat.player_id, []):
                 waiter.errback(_ledger_error(failure))
 
