@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import random
 import signal
 import sys
@@ -24,41 +23,16 @@ from typing import Any, TextIO
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
-from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IReactorFromThreads
 from twisted.internet.task import Clock
-from zope.interface import implementer
 
 from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
 from pokerroom.ledger import LedgerService, make_engine
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.transfers import move
 from pokerroom.table.driver import HandDriver
+from tournaments.simulation import Pump
 
 SETTLING_HAND = "t1-2"
-
-
-@implementer(IReactorFromThreads)
-class Pump:
-    """Ledger results run on the main thread."""
-
-    def __init__(self) -> None:
-        self.calls: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = (
-            queue.Queue()
-        )
-
-    def callFromThread(self, callable: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Queue for the main thread."""
-        self.calls.put((callable, args, kwargs))
-
-    def wait(self, d: Deferred[Any]) -> Any:
-        """Run queued calls until `d` fires."""
-        box: list[Any] = []
-        d.addBoth(box.append)
-        while not box:
-            f, args, kwargs = self.calls.get(timeout=30)
-            f(*args, **kwargs)
-        return box[0]
 
 
 class Frames:
