@@ -19,6 +19,9 @@ from pokerroom.table.errors import (
     NO_HAND as NO_HAND,
 )
 from pokerroom.table.errors import (
+    NOT_A_CASH_TABLE as NOT_A_CASH_TABLE,
+)
+from pokerroom.table.errors import (
     NOT_IN_HAND as NOT_IN_HAND,
 )
 from pokerroom.table.errors import (
