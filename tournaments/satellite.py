@@ -1,13 +1,20 @@
-"""Satellites: seats in a target tournament as prizes (T-8, T-16).
+"""Satellites: seats in a target tournament as prizes (T-8, T-16, T-3).
 
 The prize table of a satellite is N equal seats worth the target's buy-in + fee and the rest
 of the pool to the next place (the director's `satellite_prizes`). The tournament ends when
-only N players are left (T-8). A seat is paid in two transfers: the seat's value from the
-pool to the winner's T$, then the winner's registration in the target paid with that T$ (its
-own buy-in and fee transfer, T-2) — so the seat is a ticket whose value never leaves the
-ledger. A winner already registered in the target, or out of entries there, gets T$ of the
-target's buy-in less its fee instead (T-16); **our choice** where the rules are silent: the
-seat's fee part then goes to the house fees, as it would have on registering.
+only N players are left (T-8). A seat is paid as a **ticket** (`tournaments/tickets.py`): the
+seat's value moves from the pool to the ticket's own ledger account in one transfer, with the
+ticket's row (owner, target, expiry) in the same transaction; then the winner is registered in
+the target with that ticket (the entry's buy-in and fee come from the ticket, T-2). So a seat
+never becomes money the winner holds: unregistering from the target gives the ticket back, not
+T$ (T-3), and a ticket cannot be cashed. A winner already registered in the target, or out of
+entries there, gets T$ of the target's buy-in less its fee instead (T-16); **our choice** where
+the rules are silent: the seat's fee part then goes to the house fees, as it would have on
+registering. The same holds when the winner registers in the target in the meantime: the
+automatic registration is refused as a duplicate and the ticket becomes that T$.
+
+T-15: when the operator pays the seats in cash instead (`PrizeChange.seats_in_cash`), each seat
+is paid to the wallet like any prize, and no ticket is issued.
 """
 
 from __future__ import annotations
@@ -16,13 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tournaments.director.money import HOUSE_FEES, MoneyMove, house, prize_pool, tdollars
+from tournaments.director import errors
+from tournaments.director import tickets as ticket_rules
+from tournaments.director.errors import DirectorError
+from tournaments.director.money import HOUSE_FEES, MoneyMove, house, prize_pool, tdollars, wallet
 from tournaments.director.payouts import PrizeKind, PrizeTable, satellite_prizes, seat_award
 from tournaments.director.registration import Funding
+from tournaments.director.tickets import Ticket
 
 if TYPE_CHECKING:
     from tournaments.actor import TournamentActor
     from tournaments.payout_runner import PayoutRunner
+    from tournaments.tickets import TicketOffice
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +45,8 @@ class SatelliteTarget:
     buy_in: int
     fee: int
     max_entries: int = 1  # entries a player may use in the target (T-16)
+    any_of_level: bool = False  # the tickets also pay any tournament of the same buy-in + fee
+    ticket_valid_days: int = 30  # a ticket not used by then expires (forfeit)
 
     @property
     def seat_value(self) -> int:
@@ -50,48 +64,88 @@ def satellite_table(target: SatelliteTarget, entries: int, pool: int) -> tuple[P
 
 
 class SeatPayer:
-    """Pays a satellite's seats: T$ to the winner, then the registration in the target."""
+    """Pays a satellite's seats: a ticket to the winner, then the registration in the target."""
 
     def __init__(
         self,
         runner: PayoutRunner,
         target: SatelliteTarget,
         find: Callable[[str], TournamentActor | None],
+        tickets: TicketOffice,
     ) -> None:
         self.runner = runner
         self.target = target
         self.find = find  # the target's actor, if it is open
+        self.tickets = tickets
         self.awards: dict[str, PrizeKind] = {}
+        self.issued: dict[str, Ticket] = {}  # entry -> the ticket it won (once it landed)
+        self.seats_in_cash = False  # T-15: the operator pays the seats in cash instead
 
-    def pay_seat(self, entry: str) -> int:
-        """T-16: a seat (registered in the target with T$) or T$ of the buy-in less the fee."""
+    def pay_seat(self, entry: str, amount: int = 0) -> int:
+        """T-16: a ticket (and the registration with it), or T$ of the buy-in less the fee;
+        T-15: cash of `amount` (the seat's prize) when the seats are paid in cash. Returns the
+        value paid."""
         target, runner = self.target, self.runner
+        key = runner.actor.cashier.key("seat", entry, target.tournament_id)
+        pool = prize_pool(runner.tid)
+        if self.seats_in_cash:
+            self.awards[entry] = PrizeKind.CASH
+            runner.post_then((MoneyMove("prize", pool, wallet(entry), amount, ""),), key, "prize",
+                             lambda _: None)  # fmt: skip
+            return amount
         actor = self.find(target.tournament_id)
         record = None if actor is None else actor.state.players.get(entry)
         registered = record is not None and record.alive
         used = 0 if record is None else record.entries
         award = seat_award(target.buy_in, target.fee, registered, used, target.max_entries)
         self.awards[entry] = award.kind
-        pool = prize_pool(runner.tid)
-        key = runner.actor.cashier.key("seat", entry, target.tournament_id)
-        moves: tuple[MoneyMove, ...] = (
-            MoneyMove("prize", pool, tdollars(entry), award.amount, ""),
-        )
         if award.kind is PrizeKind.TDOLLARS:
             fee_part = target.seat_value - award.amount
-            moves += (MoneyMove("fee", pool, house(HOUSE_FEES), fee_part, ""),)
-        runner.post_then(moves, key, "prize", self._register(entry, award.kind))
+            moves: tuple[MoneyMove, ...] = (
+                MoneyMove("prize", pool, tdollars(entry), award.amount, ""),
+                MoneyMove("fee", pool, house(HOUSE_FEES), fee_part, ""),
+            )
+            runner.post_then(moves, key, "prize", lambda _: None)
+            return target.seat_value
+        ticket = self.tickets.new_ticket(
+            entry,
+            source=runner.tid,
+            label=target.tournament_id,
+            target=target.tournament_id,
+            buy_in=target.buy_in,
+            fee=target.fee,
+            any_of_level=target.any_of_level,
+            valid_days=target.ticket_valid_days,
+        )
+        step = ticket_rules.issue(ticket, pool, key)
+        issued = runner.actor.durable.money(
+            step.moves, key, "prize", [self.tickets.issue_op(ticket)]
+        )
+        issued.addCallback(lambda _: self._register(entry)(ticket))
+        issued.addErrback(lambda failure: runner.note(key, failure))
         return target.seat_value
 
-    def _register(self, entry: str, kind: PrizeKind) -> Callable[[Any], Any]:
-        """After the T$ landed: the registration in the target, paid with it (T-2)."""
+    def _register(self, entry: str) -> Callable[[Ticket], Any]:
+        """After the ticket landed: the registration in the target, paid with it (T-2, T-3)."""
 
-        def register(_: object) -> Any:
+        def register(ticket: Ticket) -> Any:
+            self.issued[entry] = ticket
             actor = self.find(self.target.tournament_id)
-            if kind is not PrizeKind.SEAT or actor is None:
-                return None  # the winner keeps the T$ (the target is not open)
-            d = actor.register(entry, Funding.TDOLLARS)
-            d.addErrback(lambda failure: self.runner.note(f"seat:{entry}", failure))
+            if actor is None:
+                return None  # the target is not open: the winner registers with it later
+            d = actor.register(entry, Funding.TICKET, ticket.ticket_id)
+            d.addErrback(self._not_registered, entry, ticket)
             return d
 
         return register
+
+    def _not_registered(self, failure: Any, entry: str, ticket: Ticket) -> Any:
+        """A duplicate seat by now (T-16) becomes T$; any other refusal keeps the ticket."""
+        duplicate = (errors.ALREADY_REGISTERED, errors.LIMIT_REACHED)
+        if isinstance(failure.value, DirectorError) and failure.value.code in duplicate:
+            self.awards[entry] = PrizeKind.TDOLLARS
+            moves, key, step = self.tickets.duplicate_parts(ticket)
+            d = self.runner.actor.durable.money(moves, key, "prize", [step])
+            return d.addErrback(lambda f: self.runner.note(f"seat:{entry}", f))
+        self.runner.note(f"seat:{entry}", failure)
+        return None

@@ -1052,6 +1052,25 @@ def expired_tickets(conn: Connection, now_ms: int, limit: int = 500) -> tuple[Ti
     return tuple(_ticket(r) for r in conn.execute(query))
 
 
+def tickets_of_cancelled_targets(
+    conn: Connection, limit: int = 500
+) -> tuple[tuple[Ticket, Mapping[str, Any]], ...]:
+    """Usable tickets still naming a target that was cancelled (or refunded), each with the
+    target's config (its rule for tickets, T-16), by id."""
+    query = (
+        sa.select(tournament_tickets, tournaments.c.config.label("target_config"))
+        .join(tournaments, tournaments.c.id == tournament_tickets.c.target)
+        .where(
+            tournament_tickets.c.state.in_([TicketState.ISSUED.value, TicketState.RETURNED.value]),
+            tournament_tickets.c.any_of_level.is_(False),
+            tournaments.c.status.in_([CANCELLED, REFUNDED]),
+        )
+        .order_by(tournament_tickets.c.id)
+        .limit(limit)
+    )
+    return tuple((_ticket(r), dict(r.target_config or {})) for r in conn.execute(query))
+
+
 def save_ticket(
     conn: Connection, ticket: Ticket, expected: Iterable[TicketState], at_ms: int
 ) -> bool:

@@ -211,21 +211,11 @@ class TicketOffice:
         def due(engine: Engine) -> tuple[tuple[Ticket, ...], list[tuple[Ticket, OnCancel]]]:
             def work(conn: Connection) -> tuple[tuple[Ticket, ...], list[tuple[Ticket, OnCancel]]]:
                 expired = store.expired_tickets(conn, now)
-                cancelled = []
-                for tid in store.tournaments_with_status(conn, store.CANCELLED) + (
-                    store.tournaments_with_status(conn, store.REFUNDED)
-                ):
-                    record = store.load_tournament(conn, tid)
-                    config = {} if record is None else dict(record.config)
-                    rule = OnCancel(config.get("cancelled_tickets", OnCancel.RETURN.value))
-                    cancelled += [
-                        (ticket, rule)
-                        for ticket in store.tickets_for_target(conn, tid)
-                        if ticket.usable
-                        and ticket.target == tid
-                        and not ticket.any_of_level
-                        and ticket.expires_at_ms > now
-                    ]
+                cancelled = [
+                    (ticket, OnCancel(config.get("cancelled_tickets", OnCancel.RETURN.value)))
+                    for ticket, config in store.tickets_of_cancelled_targets(conn)
+                    if ticket.expires_at_ms > now
+                ]
                 return expired, cancelled
 
             return read(engine, work)

@@ -15,6 +15,7 @@ from tests.tournaments.actor_harness import USD, Room
 from tournaments.actor import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.errors import DirectorError
+from tournaments.director.money import prize_pool
 from tournaments.director.registration import Funding, LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.satellite import SatelliteTarget
@@ -238,10 +239,15 @@ def test_satellite_ends_at_its_seats_and_pays_them_as_registrations_or_tdollars(
 
 def test_ticket_entry_is_paid_from_the_ticket_and_cannot_be_unregistered(room: Room):
     """T-3: an entry by ticket is paid from the ticket; unregistering it is refused."""
-    ticket = AccountRef(AccountKind.TICKET, "tk-1", USD)
-    room.fund(ticket, BUY_IN + FEE)
     actor = room.actor(config("tix"))
-    room.wait(actor.register("tia", Funding.TICKET, "tk-1"))
+    room.fund(AccountRef(AccountKind.PRIZE_POOL, "sat0", USD), BUY_IN + FEE)
+    won = actor.tickets.new_ticket(
+        "tia", source="sat0", label="tix", target="tix", buy_in=BUY_IN, fee=FEE
+    )
+    issued = room.wait(actor.tickets.issue(won, prize_pool("sat0"), "seat:tia"))
+    ticket = AccountRef(AccountKind.TICKET, issued.ticket_id, USD)
+    assert room.balance(ticket) == BUY_IN + FEE
+    room.wait(actor.register("tia", Funding.TICKET, issued.ticket_id))
     assert room.balance(ticket) == 0 and room.pool("tix") == BUY_IN and room.fees() == FEE
     error = room.failure(actor.unregister("tia"))
     assert isinstance(error, DirectorError) and error.code == "ticket_not_refundable"
