@@ -15,7 +15,8 @@ from collections.abc import Generator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
+from twisted.python.failure import Failure
 
 from tournaments import store
 from tournaments.director import errors
@@ -45,9 +46,10 @@ class PrizeChanges:
         satellite_seats: int | None
         log: Any
 
-    #: The changes made, in order, and the first answer to each key (P-2).
+    #: The changes made, in order; the first answer to each key (P-2): the change, or the
+    #: callers waiting while it is in flight.
     prize_changes: list[store.PrizeChangeRecord]
-    _prize_keys: dict[str, Deferred[PrizeChange]]
+    _prize_keys: dict[str, PrizeChange | list[Deferred[PrizeChange]]]
 
     def change_prizes(
         self,
@@ -66,23 +68,28 @@ class PrizeChanges:
             self.prize_changes = []
             self._prize_keys = {}
         first = self._prize_keys.get(key)
+        if isinstance(first, PrizeChange):
+            return succeed(first)
+        waiter: Deferred[PrizeChange] = Deferred()
         if first is not None:
-            done: Deferred[PrizeChange] = Deferred()
+            first.append(waiter)
+            return waiter
+        waiting: list[Deferred[PrizeChange]] = [waiter]
+        self._prize_keys[key] = waiting
 
-            def again(change: PrizeChange) -> PrizeChange:
-                done.callback(change)
-                return change
+        def done(outcome: PrizeChange | Failure) -> None:
+            if isinstance(outcome, PrizeChange):
+                self._prize_keys[key] = outcome
+            else:
+                self._prize_keys.pop(key, None)  # a refused change may be asked again
+            for d in waiting:
+                if isinstance(outcome, Failure):
+                    d.errback(outcome)
+                else:
+                    d.callback(outcome)
 
-            first.addCallback(again)
-            return done
-        answer = self._change_prizes(amounts, by, reason, key, rounding, seats_in_cash)
-        self._prize_keys[key] = answer
-
-        def forget(failure: Any) -> Any:
-            self._prize_keys.pop(key, None)  # a refused change may be asked again
-            return failure
-
-        return answer.addErrback(forget)
+        self._change_prizes(amounts, by, reason, key, rounding, seats_in_cash).addBoth(done)
+        return waiter
 
     @inlineCallbacks
     def _change_prizes(
