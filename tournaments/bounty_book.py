@@ -20,6 +20,7 @@ Players hear `bounty_won` (the receiver, and the player whose bounty it was) onc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -119,12 +120,22 @@ class BountyBook:
     # ------------------------------------------------------------------ entries
 
     def entered(self, player: str, decision: Decision) -> None:
-        """A paid entry or re-entry brings its starting bounty (T-14)."""
+        """A paid entry or re-entry brings its starting bounty (T-14).
+
+        Deferred format, an entry decided before the money was reached whose transfer landed
+        after the bubble (T-5 closed late registration meanwhile): the bubble paid every player
+        still in their own bounty, so this entry is paid its own at once too.
+        """
         settings = self.actor.settings
         buy_in = settings.reentry.buy_in if decision.action == "reentry" else settings.buy_in
-        self.state = rules.enter(self.state, player, buy_in, self.fmt)
-        if self.state.totals[player] != decision.bounty:
+        late = self.fmt.kind is BountyKind.DEFERRED and self.state.bubble_burst
+        state = replace(self.state, bubble_burst=False) if late else self.state
+        state = rules.enter(state, player, buy_in, self.fmt)
+        if state.totals[player] != decision.bounty:
             raise AssertionError("the entry's transfer and its bounty disagree (T-14)")
+        self.state = state
+        if late:
+            self._apply(rules.burst_bubble(state, self.fmt), {})
 
     def left(self, player: str) -> None:
         """T-3: unregistered; the refund took the bounty part back out of the pool."""
@@ -138,23 +149,22 @@ class BountyBook:
         settlement = rules.settle_knockouts(
             self.state, knockouts, self.fmt, paid_places=paid_places
         )
-        hand = knockouts[0].hand_id if knockouts else ""
-        self._apply(settlement, hand)
+        self._apply(settlement, {k.entry: k.hand_id for k in knockouts})
 
     def in_the_money(self) -> None:
         """The money was reached without a knockout (more places paid once the pool was fixed)."""
         if not self.state.bubble_burst:
-            self._apply(rules.burst_bubble(self.state, self.fmt), "")
+            self._apply(rules.burst_bubble(self.state, self.fmt), {})
 
     def end(self) -> None:
         """T-8: every player left is paid the bounty on their own head."""
-        self._apply(rules.end_tournament(self.state), "")
+        self._apply(rules.end_tournament(self.state), {})
 
     def _entry_no(self, player: str) -> int:
         record = self.actor.state.players.get(player)
         return record.entries if record is not None else 1
 
-    def _apply(self, settlement: BountySettlement, hand_id: str) -> None:
+    def _apply(self, settlement: BountySettlement, hands: Mapping[str, str]) -> None:
         """The new state; the payments to wallets and the store, in one transfer; tell."""
         before = self.state
         self.state = settlement.state
@@ -162,15 +172,18 @@ class BountyBook:
             return
         touched: dict[tuple[str, int], int] = {}
         for payment in settlement.payments:
-            self.paid.append((hand_id, payment))
+            self.paid.append((hands.get(payment.source, ""), payment))
             if payment.paid:
                 self.won[payment.entry] = self.won.get(payment.entry, 0) + payment.paid
                 where = (payment.entry, self._entry_no(payment.entry))
                 self.won_by_entry[where] = self.won_by_entry.get(where, 0) + payment.paid
                 touched[where] = self.won_by_entry[where]
-        totals = {(p, self._entry_no(p)): amount for p, amount in settlement.state.totals.items()}
-        for player in set(before.totals) - set(settlement.state.totals):  # busted: no bounty left
-            totals[(player, self._entry_no(player))] = 0
+        after = settlement.state.totals
+        totals = {  # only the totals this settlement changed (a busted entry's goes to 0)
+            (p, self._entry_no(p)): after.get(p, 0)
+            for p in set(before.totals) | set(after)
+            if before.totals.get(p) != after.get(p)
+        }
         op = partial(
             store.save_bounties,
             tournament_id=self.actor.tid,
@@ -182,7 +195,7 @@ class BountyBook:
         moves = rules.bounty_moves(self.actor.tid, settlement)
         key = self.actor.cashier.key("bounty", "settlement", settlement.state.serial)
         posted = self._post(moves, key, op)
-        posted.addCallback(lambda _: self._tell(settlement, hand_id))
+        posted.addCallback(lambda _: self._tell(settlement, hands))
         posted.addErrback(self._failed, key)
 
     def _post(self, moves: Sequence[Any], key: str, op: Any) -> Deferred[Any]:
@@ -198,11 +211,11 @@ class BountyBook:
         self.failures.append((key, str(failure.value)))
         self.actor.log.error("bounty_transfer_failed", key=key, error=str(failure.value))
 
-    def _tell(self, settlement: BountySettlement, hand_id: str) -> None:
+    def _tell(self, settlement: BountySettlement, hands: Mapping[str, str]) -> None:
         """`bounty_won` to the receiver (and the player whose bounty it was), once stored."""
         tell = getattr(self.actor.players, "bounty_won", None)
         if tell is None:
             return
         totals: Mapping[str, int] = settlement.state.totals
         for payment in settlement.payments:
-            tell(payment, totals.get(payment.entry, 0), hand_id)
+            tell(payment, totals.get(payment.entry, 0), hands.get(payment.source, ""))

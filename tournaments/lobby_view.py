@@ -3,7 +3,8 @@
 Read-only views of a `TournamentActor`, as the typed messages of docs/PROTOCOL.md section 9:
 `summary` is a `TournamentSummary` (the lobby line: name, start, buy-in, entries, the
 late-registration period and when it ends, the time to the next break), `status` a
-`tournament_status` message (level, blinds, next level and break, players left, prize pool).
+`tournament_status` message (level, blinds, next level and break, players left, prize pool;
+in a bounty tournament the bounties in play and paid, and the ten largest, T-14).
 Times before the start are computed from the scheduled start; a sit-and-go that is not full
 has no start time yet (null). The time arithmetic is the director's (`level_at`).
 """
@@ -12,7 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pokerroom.protocol.tournament_messages import TournamentStatusEvent, TournamentSummary
+from pokerroom.protocol.events import UNSET
+from pokerroom.protocol.tournament_messages import (
+    PlayerBounty,
+    TournamentStatusEvent,
+    TournamentSummary,
+)
 from tournaments.director.entries import prize_pool_status
 from tournaments.director.registration import is_full, registration_open
 from tournaments.director.structure import Structure, level_at
@@ -117,6 +123,7 @@ def summary(actor: TournamentActor) -> TournamentSummary:
         late_registration_closed=late_registration_closed(actor),
         next_break_in=next_break_in(actor, now),
         players_left=actor.players_left(),
+        bounty_format=UNSET if actor.bounties is None else actor.bounties.format_name,
     )
 
 
@@ -137,6 +144,7 @@ def status(actor: TournamentActor) -> TournamentStatusEvent:
         average = actor.settings.starting_stack
     else:
         average = actor.chips_issued // max(1, left)
+    book = actor.bounties  # T-14: the bounties in play, paid, and the largest ones
     return TournamentStatusEvent(
         tournament_id=actor.tid,
         status=actor.status,
@@ -156,4 +164,10 @@ def status(actor: TournamentActor) -> TournamentStatusEvent:
         payouts=None if actor.prizes is None else list(actor.prizes.amounts),
         in_the_money=running and left <= actor.paid_places(),
         hand_for_hand=running and actor.floor._h4h(),
+        bounty_format=UNSET if book is None else book.format_name,
+        bounties_in_play=UNSET if book is None else book.state.in_play,
+        bounties_paid=UNSET if book is None else book.state.paid_out,
+        top_bounties=UNSET
+        if book is None
+        else [PlayerBounty(player=p, amount=n) for p, n in book.top()],
     )

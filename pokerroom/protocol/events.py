@@ -232,7 +232,8 @@ class Share(WireObject, frozen=True):
 
 
 class SnapshotSeat(WireObject, frozen=True):
-    """One seat in a snapshot."""
+    """One seat in a snapshot; at a bounty tournament's table, the bounty on the player's head
+    (cents, T-14)."""
 
     seat: int
     player: str
@@ -241,6 +242,7 @@ class SnapshotSeat(WireObject, frozen=True):
     waiting: bool
     in_hand: bool
     disconnected: bool
+    bounty: int | UnsetType = UNSET
 
 
 class HandSeat(WireObject, frozen=True):

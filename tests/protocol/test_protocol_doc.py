@@ -32,6 +32,8 @@ OBJECTS: dict[str, type[msgspec.Struct]] = {
     "share": ev.Share,
     "tournament summary": tm.TournamentSummary,
     "place": tm.TournamentPlace,
+    "player bounty": tm.PlayerBounty,
+    "ticket": tm.TicketView,
 }
 #: Header rows of the tables that list server messages, and of the object tables.
 MESSAGE_HEADERS = ("| message | fields | when |", "| event | fields | when |",
