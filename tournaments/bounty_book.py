@@ -103,6 +103,22 @@ class BountyBook:
         self.paid: list[tuple[str, BountyPayment]] = []
         self.failures: list[tuple[str, str]] = []
 
+    def restore(
+        self,
+        record: store.TournamentRecord,
+        entries: Iterable[store.EntryRecord],
+        payments: Iterable[store.Payment],
+    ) -> None:
+        """T-18 resume: the bounties as stored (totals, bubble, settlements so far, won)."""
+        listed = list(entries)
+        self.state = restored_state(record, listed, payments)
+        self.won = {}
+        self.won_by_entry = {}
+        for entry in listed:
+            if entry.bounty_won:
+                self.won[entry.player] = self.won.get(entry.player, 0) + entry.bounty_won
+                self.won_by_entry[(entry.player, entry.entry_no)] = entry.bounty_won
+
     @property
     def format_name(self) -> str:
         """`deferred`, `classic` or `pko`."""

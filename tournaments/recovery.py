@@ -288,6 +288,8 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     actor.state = registration_state(stored)
     live = [e for e in stored.entries if e.status == store.ALIVE]
     actor.alive = {e.player: e.entry_no for e in live}
+    if actor.bounties is not None:  # T-14: the bounties on every head, as stored
+        actor.bounties.restore(record, stored.entries, stored.payments)
     if record.started_at_ms is None:
         actor.status = "registering"
         actor.chips_issued = actor.settings.starting_stack * len(actor.alive)

@@ -532,3 +532,49 @@ def test_outage_refunds_give_back_the_current_bounties(
         assert sum(bounties.values()) > 0
     assert balance(engine, AccountKind.BOUNTY_POOL, tid) == 0
     assert check_ledger(engine).ok and total_balance(engine, USD) == 0
+
+
+@pytest.mark.parametrize("fmt", ["deferred", "pko"])
+def test_a_resumed_bounty_tournament_keeps_every_bounty(tmp_path: Path, fmt: str) -> None:
+    """T-18 resume with T-14: killed with a hand in progress, back within the window: the
+    bounties are rebuilt from the store (every head's total, the bubble, what was won) and the
+    tournament plays to the end; the bounty pool pays out exactly what came in (less T-7
+    rounding), to the cent, across both processes."""
+    from tests.tournaments.actor_harness import Room
+    from tests.tournaments.test_durable import Restart, Staller, advance, crashed_mtt
+
+    room = Room(tmp_path)
+    try:
+        bots = Staller(random.Random(7))
+        fmt_setting = BountyFormat(SHARE_BPS, KINDS[fmt])
+        actor = crashed_mtt(room, bots, f"r{fmt}", bounty=fmt_setting)
+        start = actor.settings.buy_in * SHARE_BPS // 10_000
+        while actor.status == "running" and len(actor.alive) > 12:
+            advance(room, actor)
+        book = actor.bounties
+        assert book is not None and book.state.paid_out + book.state.in_play > 0
+        bots.stalling = True
+        while not any(t.hand_running for t in actor.floor.tables.values()):
+            advance(room, actor)
+        room.wait(actor.pending())
+        before = dict(book.state.totals)
+        bots2 = Staller(random.Random(8))
+        restart = Restart(room, 120.0, bots2)
+        (choice,) = restart.recovery.choices
+        assert choice.action == "resumed"
+        again = restart.scheduler.actors[actor.tid]
+        bots2.actor = again
+        resumed = again.bounties
+        assert resumed is not None
+        assert resumed.state.totals == before  # every head as of the last completed hands
+        assert resumed.won == book.won and resumed.state.balanced
+        room.run_to_end(again)
+        assert again.status == "finished"
+        pool = AccountKind.BOUNTY_POOL
+        assert balance(room.engine, pool, actor.tid) == 0
+        paid = bounty_paid_to_wallets(room.engine, actor.tid)
+        assert paid == resumed.won
+        assert sum(paid.values()) + resumed.state.rounding == 27 * start
+        assert check_ledger(room.engine).ok and total_balance(room.engine, USD) == 0
+    finally:
+        room.close()
