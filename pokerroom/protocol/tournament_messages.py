@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 
 from pokerroom.protocol import fields as f
-from pokerroom.protocol.events import LegalView, ServerMessage, WireObject, message, result_of
+from pokerroom.protocol.events import (
+    UNSET,
+    LegalView,
+    ServerMessage,
+    UnsetType,
+    WireObject,
+    message,
+    result_of,
+)
 from pokerroom.protocol.fields import KEY, Field
 from pokerroom.protocol.messages import Message
 
@@ -48,14 +56,16 @@ class TournamentRegister(Message):
     Answered by `ok` {entry: 1, chips}; errors `unknown_tournament`, `registration_not_open`,
     `registration_closed`, `already_registered`, `tournament_full`, `insufficient_funds`,
     `idempotency_conflict`. During late registration the player is seated at once. With a
-    `key`, a retry moves nothing and gets the first answer (P-2)."""
+    `key`, a retry moves nothing and gets the first answer (P-2). With a `ticket_id` (one of
+    the player's `tickets`) the entry is paid by that ticket (T-16, T-3); its errors
+    `unknown_ticket`, `ticket_not_usable`, `ticket_expired`, `wrong_ticket`."""
 
     name = "tournament_register"
     fields = (
         TOURNAMENT_ID,
         Field("funding", "string", "cash | tdollars | ticket (default cash)", False,
               f.choice(FUNDING)),
-        Field("ticket_id", "string", "the ticket, with funding=ticket", False, f.text(64)),
+        Field("ticket_id", "string", "pay with this ticket (funding ticket)", False, f.text(64)),
         KEY,
     )  # fmt: skip
 
@@ -92,6 +102,14 @@ class TournamentAddon(Message):
 
     name = "tournament_addon"
     fields = (TOURNAMENT_ID, KEY)
+
+
+class Tickets(Message):
+    """The player's tournament tickets (T-16, T-3), newest first. Answered by `ok` {tickets:
+    [ticket]}. A ticket pays one entry in its target (or any tournament of its buy-in level);
+    it is never money: not transferable, not cashable."""
+
+    name = "tickets"
 
 
 class TournamentAct(Message):
@@ -139,6 +157,7 @@ class TournamentSummary(WireObject, frozen=True):
     late_registration_closed: str | None
     next_break_in: int | None
     players_left: int
+    bounty_format: str | UnsetType = UNSET
 
 
 class TournamentPlace(WireObject, frozen=True):
@@ -148,6 +167,32 @@ class TournamentPlace(WireObject, frozen=True):
     place: int
     tied: int
     prize: int
+
+
+class PlayerBounty(WireObject, frozen=True):
+    """A player and an amount of bounty money (cents, T-14): the bounty on their head in
+    `top_bounties`, the bounties they won in `tournament_results`."""
+
+    player: str
+    amount: int
+
+
+class TicketView(WireObject, frozen=True):
+    """A tournament ticket (T-16, T-3). `target` is the tournament it pays an entry in (null:
+    any tournament of its buy-in level); `any_of_level` true when it pays any tournament of
+    buy-in plus fee `value`. `state`: issued, used, returned, expired, converted."""
+
+    ticket_id: str
+    target: str | None
+    any_of_level: bool
+    buy_in: int
+    fee: int
+    value: int
+    state: str
+    issued_at_ms: int
+    expires_at_ms: int
+    source: str | None
+    used_in: str | None
 
 
 @message
@@ -182,6 +227,10 @@ class TournamentStatusEvent(ServerMessage, tag="tournament_status", frozen=True)
     payouts: list[int] | None
     in_the_money: bool
     hand_for_hand: bool
+    bounty_format: str | UnsetType = UNSET
+    bounties_in_play: int | UnsetType = UNSET
+    bounties_paid: int | UnsetType = UNSET
+    top_bounties: list[PlayerBounty] | UnsetType = UNSET
 
 
 @message
@@ -222,6 +271,7 @@ class TournamentFinish(ServerMessage, tag="tournament_finish", frozen=True):
     tied: int
     prize: int
     busted_by: list[str]
+    bounty: int | UnsetType = UNSET
 
 
 @message
@@ -231,6 +281,7 @@ class TournamentResults(ServerMessage, tag="tournament_results", frozen=True):
     tournament_id: str
     prize_pool: int
     results: list[TournamentPlace]
+    bounties: list[PlayerBounty] | UnsetType = UNSET
 
 
 @message
@@ -239,6 +290,24 @@ class TournamentCancelled(ServerMessage, tag="tournament_cancelled", frozen=True
 
     tournament_id: str
     reason: str
+
+
+@message
+class BountyWon(ServerMessage, tag="bounty_won", frozen=True):
+    """Bounty money (T-14), to the player who receives it and to the player whose bounty it
+    was: `reason` knockout (`busted` knocked out in `hand_id`), bubble (deferred bounties paid
+    as the money is reached) or end (the bounty on one's own head at the end). `amount` is paid
+    to the wallet now (cents), `added` goes onto the receiver's own bounty, `bounty` is the
+    receiver's bounty after it."""
+
+    tournament_id: str
+    player: str
+    busted: str | None
+    reason: str
+    amount: int
+    added: int
+    bounty: int
+    hand_id: str | None
 
 
 @result_of("tournament_list")
@@ -277,13 +346,21 @@ class Unregistered(WireObject, frozen=True):
     refunded: bool
 
 
+@result_of("tickets")
+class TicketsAnswer(WireObject, frozen=True):
+    """`tickets`: the player's tickets, newest first."""
+
+    tickets: list[TicketView]
+
+
 TOURNAMENT_REQUESTS = (
     TournamentList, TournamentStatus, TournamentRegister, TournamentUnregister,
     TournamentReenter, TournamentRebuy, TournamentAddon, TournamentAct, TournamentSitOut,
+    Tickets,
 )  # fmt: skip
 TOURNAMENT_EVENTS = (
     TournamentLobbyUpdate, TournamentStatusEvent, TournamentSeat, TournamentActionRequest,
-    TournamentFinish, TournamentResults, TournamentCancelled,
+    TournamentFinish, TournamentResults, TournamentCancelled, BountyWon,
 )  # fmt: skip
 #: The money requests that take a client `key` (P-2).
 KEYED_REQUESTS = frozenset(

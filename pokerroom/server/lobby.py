@@ -277,7 +277,8 @@ class Lobby:
         """Hand the request to its handler (or to the tournament desk)."""
         handler: Callable[..., Answer] | None = getattr(self, f"_on_{request.name}", None)
         desk = self.tournament_desk  # tournament requests go to the tournament desk
-        if handler is None and desk is not None and request.name.startswith("tournament_"):
+        tournament = request.name.startswith("tournament_") or request.name == "tickets"
+        if handler is None and desk is not None and tournament:
             return desk.handle(player.name, request)
         if handler is None:
             raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the lobby does not handle {request.name}")
