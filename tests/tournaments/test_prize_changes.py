@@ -14,6 +14,7 @@ import pytest
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.ledger.transfers import get_transfer
+from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import BUY_IN, FEE, config
 from tournaments import store
@@ -26,13 +27,22 @@ from tournaments.simulation import Bots
 OVERLAY = house(AccountKind.HOUSE_OVERLAY, USD)
 
 
-@pytest.fixture
-def room(tmp_path: Path) -> Iterator[Room]:
-    harness = Room(tmp_path)
-    try:
-        yield harness
-    finally:
-        harness.close()
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
+def room(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Room]:
+    """The room on a SQLite file, or on a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        harness = Room(tmp_path)
+        try:
+            yield harness
+        finally:
+            harness.close()
+        return
+    with fresh_pg_schema("tickets_test") as url:
+        harness = Room(tmp_path, url)
+        try:
+            yield harness
+        finally:
+            harness.close()
 
 
 def running(room: Room, tid: str = "t15", players: int = 12) -> TournamentActor:

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.ledger.schema import accounts, postings
+from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import BUY_IN, FEE, config
 from tournaments import store
@@ -31,13 +32,22 @@ TARGET_BUY_IN, TARGET_FEE = 3000, 300
 SEAT = TARGET_BUY_IN + TARGET_FEE
 
 
-@pytest.fixture
-def room(tmp_path: Path) -> Iterator[Room]:
-    harness = Room(tmp_path)
-    try:
-        yield harness
-    finally:
-        harness.close()
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
+def room(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Room]:
+    """The room on a SQLite file, or on a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        harness = Room(tmp_path)
+        try:
+            yield harness
+        finally:
+            harness.close()
+        return
+    with fresh_pg_schema("tickets_test") as url:
+        harness = Room(tmp_path, url)
+        try:
+            yield harness
+        finally:
+            harness.close()
 
 
 def target_config(tid: str = "target", **kw: Any) -> Any:
