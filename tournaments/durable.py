@@ -251,10 +251,18 @@ class Durable:
             self.recorder.write(*ops).addErrback(self._failed)
 
     def money(
-        self, moves: Iterable[MoneyMove], key: str, kind: str, ops: Sequence[Op] = ()
+        self,
+        moves: Iterable[MoneyMove],
+        key: str,
+        kind: str,
+        ops: Sequence[Op] = (),
+        always: Sequence[Op] = (),
     ) -> Deferred[Transfer | None]:
         """One decision's transfer and its store writes, in one transaction; fires with the
-        transfer (None when nothing moves) once committed, fails as the ledger refused it."""
+        transfer (None when nothing moves) once committed, fails as the ledger refused it.
+
+        `always` are writes that belong to the money itself and run even when the tournament's
+        state is not stored (a ticket's guarded step, T-16: its row says where its value is)."""
         cashier = self.actor.cashier
         postings = list(cashier.postings(moves).items())
         writes: list[Op] = []
@@ -271,6 +279,7 @@ class Durable:
             )
         if self.stores:
             writes.extend(ops)
+        writes.extend(always)
         if not writes:
             return succeed(None)
         done = self.recorder.write(*writes)

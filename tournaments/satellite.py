@@ -119,7 +119,7 @@ class SeatPayer:
         )
         step = ticket_rules.issue(ticket, pool, key)
         issued = runner.actor.durable.money(
-            step.moves, key, "prize", [self.tickets.issue_op(ticket)]
+            step.moves, key, "prize", always=[self.tickets.issue_op(ticket)]
         )
         issued.addCallback(lambda _: self._register(entry)(ticket))
         issued.addErrback(lambda failure: runner.note(key, failure))
@@ -145,7 +145,7 @@ class SeatPayer:
         if isinstance(failure.value, DirectorError) and failure.value.code in duplicate:
             self.awards[entry] = PrizeKind.TDOLLARS
             moves, key, step = self.tickets.duplicate_parts(ticket)
-            d = self.runner.actor.durable.money(moves, key, "prize", [step])
+            d = self.runner.actor.durable.money(moves, key, "prize", always=[step])
             return d.addErrback(lambda f: self.runner.note(f"seat:{entry}", f))
         self.runner.note(f"seat:{entry}", failure)
         return None
