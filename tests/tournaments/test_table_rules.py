@@ -12,7 +12,8 @@ from twisted.internet.task import Clock
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.events import AntePosted, BlindPosted, Folded
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.table import HandResult, TournamentTable
+from tournaments.knockouts import HandResult
+from tournaments.table import TournamentTable
 from tournaments.timebank import TimeBanks
 
 LEVELS = (
@@ -90,7 +91,7 @@ def blind_posts(table: TournamentTable) -> dict[str, int]:
     return {table.order[e.player]: e.amount for e in hand.log if isinstance(e, BlindPosted)}
 
 
-def test_first_hand_blinds_follow_the_drawn_button():
+def test_first_hand_blinds_follow_the_drawn_button() -> None:
     """T-1: the button is drawn; the next two players post small and big blind."""
     table, _recorder, _ = make_table({1: "a", 3: "b", 5: "c", 7: "d"}, button=3, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -99,7 +100,7 @@ def test_first_hand_blinds_follow_the_drawn_button():
     assert table.order == ["c", "d", "a", "b"]  # engine order starts left of the button
 
 
-def test_dead_small_blind_and_dead_button_when_the_big_blind_busts():
+def test_dead_small_blind_and_dead_button_when_the_big_blind_busts() -> None:
     """Dead button: the big blind moves on; the seat that had it is a dead small blind (T-10)."""
     table, recorder, _ = make_table({1: "a", 2: "b", 3: "c", 4: "d"}, button=1)
     assert table.start_hand(LEVELS[0], 0, AnteKind.NONE)  # b small, c big; everybody folds
@@ -114,7 +115,7 @@ def test_dead_small_blind_and_dead_button_when_the_big_blind_busts():
     assert sum(hand_two.start_stacks.values()) == sum(hand_two.end_stacks.values())
 
 
-def test_big_blind_moves_one_player_per_hand():
+def test_big_blind_moves_one_player_per_hand() -> None:
     """Every hand the big blind moves to the next player; nobody skips it (T-10)."""
     table, _, _ = make_table({2: "a", 4: "b", 6: "c", 8: "d"}, button=2)
     bigs = []
@@ -124,7 +125,7 @@ def test_big_blind_moves_one_player_per_hand():
     assert bigs == [6, 8, 2, 4, 6, 8, 2, 4]
 
 
-def test_heads_up_the_button_posts_the_small_blind():
+def test_heads_up_the_button_posts_the_small_blind() -> None:
     """Heads-up: the button is the small blind; the big blind moves on as usual."""
     table, _, _ = make_table({1: "a", 5: "b"}, button=1, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -132,7 +133,7 @@ def test_heads_up_the_button_posts_the_small_blind():
     assert table.order == ["b", "a"]
 
 
-def test_big_blind_ante_paid_by_the_big_blind_only():
+def test_big_blind_ante_paid_by_the_big_blind_only() -> None:
     """Big-blind ante: one ante for the table, paid by the big blind (level 2: 20/40/40)."""
     table, _, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
     table.start_hand(LEVELS[1], 1, AnteKind.BIG_BLIND)
@@ -143,7 +144,7 @@ def test_big_blind_ante_paid_by_the_big_blind_only():
     assert blind_posts(table) == {"b": 20, "c": 40}
 
 
-def test_short_big_blind_posts_the_blind_before_the_ante():
+def test_short_big_blind_posts_the_blind_before_the_ante() -> None:
     """A big blind who cannot cover both posts the blind first (the TDA order)."""
     table, _, _ = make_table({1: "a", 2: "b"}, button=1, policy=None)
     table.seat("c", 3, 50)
@@ -155,7 +156,7 @@ def test_short_big_blind_posts_the_blind_before_the_ante():
     assert antes == {"c": 10}
 
 
-def test_classic_ante_from_every_player():
+def test_classic_ante_from_every_player() -> None:
     """Classic antes: every player dealt in antes."""
     table, _, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
     table.start_hand(LEVELS[1], 1, AnteKind.CLASSIC)
@@ -164,7 +165,7 @@ def test_classic_ante_from_every_player():
     assert sorted(e.amount for e in hand.log if isinstance(e, AntePosted)) == [40, 40, 40]
 
 
-def test_sitting_out_player_is_dealt_in_pays_blinds_and_folds_to_a_bet():
+def test_sitting_out_player_is_dealt_in_pays_blinds_and_folds_to_a_bet() -> None:
     """T-12: a sitting-out player is dealt in, posts, and folds when facing a bet."""
     table, recorder, _ = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
     table.set_presence("a", connected=False, sitting_out=True)
@@ -177,7 +178,7 @@ def test_sitting_out_player_is_dealt_in_pays_blinds_and_folds_to_a_bet():
     assert "a" not in recorder.turns  # acted for, never asked
 
 
-def test_sitting_out_big_blind_checks_when_checking_is_free():
+def test_sitting_out_big_blind_checks_when_checking_is_free() -> None:
     """T-12: fold only when facing a bet; otherwise check."""
     table, _recorder, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
     table.set_presence("c", connected=True, sitting_out=True)
@@ -190,7 +191,7 @@ def test_sitting_out_big_blind_checks_when_checking_is_free():
     assert hand.street == 1
 
 
-def test_action_clock_then_time_bank_then_timeout_folds():
+def test_action_clock_then_time_bank_then_timeout_folds() -> None:
     """C-6, C-7: action time, then the bank on its own, then fold to a bet; flagged after."""
     table, _recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -205,7 +206,7 @@ def test_action_clock_then_time_bank_then_timeout_folds():
     assert table.banks.bank_ms("c", 0) == 0
 
 
-def test_a_timed_out_player_keeps_the_normal_clock_on_later_hands():
+def test_a_timed_out_player_keeps_the_normal_clock_on_later_hands() -> None:
     """T-12: a timeout flags the player as sitting out, but the next hand still asks them and
     runs the action clock (only an asked sit-out is acted for at once); acting clears it."""
     table, recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
@@ -230,7 +231,7 @@ def test_a_timed_out_player_keeps_the_normal_clock_on_later_hands():
     assert back["player"] == "c"
 
 
-def test_sit_out_false_clears_a_timeout_and_an_asked_sit_out_is_acted_for_at_once():
+def test_sit_out_false_clears_a_timeout_and_an_asked_sit_out_is_acted_for_at_once() -> None:
     """T-12: `tournament_sit_out false` clears the timeout flag; `true` is acted for at once."""
     table, recorder, clock = make_table({1: "a", 2: "b", 3: "c"}, button=3, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -247,7 +248,7 @@ def test_sit_out_false_clears_a_timeout_and_an_asked_sit_out_is_acted_for_at_onc
     assert "c" not in recorder.turns and table.hand is None  # c folded at once, no clock
 
 
-def test_time_bank_refills_at_each_level_up_to_the_maximum():
+def test_time_bank_refills_at_each_level_up_to_the_maximum() -> None:
     """C-7: a tournament refills the bank per level, capped at the structure's maximum."""
     banks = TimeBanks(STRUCTURE)
     assert banks.bank_ms("p", 0) == 30_000
@@ -257,7 +258,7 @@ def test_time_bank_refills_at_each_level_up_to_the_maximum():
     assert banks.bank_ms("p", 1) == 59_000  # same level: no refill twice
 
 
-def test_a_disconnected_player_gets_the_grace_once_per_drop_and_level():
+def test_a_disconnected_player_gets_the_grace_once_per_drop_and_level() -> None:
     """T-12: from the bubble a disconnected player gets extra seconds when their clock runs out:
     once for each drop (and again at a new level while away), not once for good."""
     clock = Clock()
@@ -299,7 +300,7 @@ def test_a_disconnected_player_gets_the_grace_once_per_drop_and_level():
     assert time_to_fold(1) == pytest.approx(10 + 5 + 60, abs=0.5)  # new level: bank +5, grace
 
 
-def test_moves_only_between_hands():
+def test_moves_only_between_hands() -> None:
     """T-10: nobody leaves a table in a hand; a newcomer is dealt in from the next hand."""
     table, _, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -313,7 +314,7 @@ def test_moves_only_between_hands():
 SEED = 0  # a deck where a's hand beats b's
 
 
-def test_knockout_reports_start_stacks_and_who_won_the_pot():
+def test_knockout_reports_start_stacks_and_who_won_the_pot() -> None:
     """T-9, T-14: a busted player's start-of-hand stack and the winners of the pot that busted."""
     table, recorder, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None, seed=SEED)
     table.stacks["b"] = 300
@@ -332,7 +333,7 @@ def test_knockout_reports_start_stacks_and_who_won_the_pot():
     assert "b" not in table.stacks and table.count == 2
 
 
-def test_hand_boundary_kept_for_outage_refunds():
+def test_hand_boundary_kept_for_outage_refunds() -> None:
     """T-18: the table keeps stacks, button and level at the start of each hand."""
     table, _, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -344,7 +345,7 @@ def test_hand_boundary_kept_for_outage_refunds():
     assert boundary.button == 1
 
 
-def test_chips_bought_during_a_hand_arrive_after_it():
+def test_chips_bought_during_a_hand_arrive_after_it() -> None:
     """T-4 with C-9: a rebuy or add-on bought while dealt in is added once the hand is over."""
     table, recorder, _ = make_table({1: "a", 2: "b", 3: "c"}, button=1, policy=None)
     table.start_hand(LEVELS[0], 0, AnteKind.NONE)
@@ -356,7 +357,7 @@ def test_chips_bought_during_a_hand_arrive_after_it():
     assert recorder.results[-1].end_stacks["a"] == 1000  # the hand itself never saw them
 
 
-def test_players_sitting_out_together_repeatedly_are_reported():
+def test_players_sitting_out_together_repeatedly_are_reported() -> None:
     """T-12: two players may not agree to sit out together; the staff's report lists them."""
     table, _, clock = make_table({1: "a", 2: "b", 3: "c", 4: "d"}, button=1)
     for _ in range(3):
