@@ -76,7 +76,7 @@ def run(
     return actor, watcher
 
 
-def test_synchronized_break_every_table_rests_and_resumes_together(room: Room):
+def test_synchronized_break_every_table_rests_and_resumes_together(room: Room) -> None:
     """T-11: no hand starts during the break; every table resumes at the common end."""
     breaks = BreakSchedule(BreakMode.AFTER_LEVELS, seconds=300, every_levels=1, synchronized=True)
     structure = Structure("brk", 1500, LEVELS, AnteKind.NONE, breaks)
@@ -92,7 +92,7 @@ def test_synchronized_break_every_table_rests_and_resumes_together(room: Room):
     assert actor.status == "finished"
 
 
-def test_hand_for_hand_on_the_bubble_tables_deal_together(room: Room):
+def test_hand_for_hand_on_the_bubble_tables_deal_together(room: Room) -> None:
     """T-11/T-9: on the bubble every table deals the round's hand at the same moment."""
     structure = Structure("h4h", 1500, LEVELS, AnteKind.NONE)
     actor, watcher = run(room, structure, 60, seed=12)
@@ -108,7 +108,7 @@ def test_hand_for_hand_on_the_bubble_tables_deal_together(room: Room):
     assert sum(1 for r in actor.results if r.prize) == paid
 
 
-def test_moves_happen_only_between_hands_and_places_are_complete(room: Room):
+def test_moves_happen_only_between_hands_and_places_are_complete(room: Room) -> None:
     """T-10: nobody is moved out of a hand; T-9: every place from 1 to entries is given once."""
     structure = Structure("mv", 1500, LEVELS, AnteKind.NONE)
     actor, watcher = run(room, structure, 45, seed=13)
@@ -138,7 +138,7 @@ class Away(Watcher):
         super().turn(table, entry)
 
 
-def test_disconnected_player_is_dealt_in_and_blinded_out(room: Room):
+def test_disconnected_player_is_dealt_in_and_blinded_out(room: Room) -> None:
     """T-12: not connected, still dealt in, still posts; the clock folds or checks for them."""
     structure = Structure("away", 1500, LEVELS, AnteKind.NONE)
     away = Away(14, "w3")
