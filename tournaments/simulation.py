@@ -3,26 +3,32 @@
 The real director, tables and LedgerService (its own thread pool on a real database) run;
 the reactor's thread calls queue up and run on this thread (`Pump`), and time is a
 `twisted.internet.task.Clock` advanced from one timer to the next. Bots act at once when
-asked; busted bots re-enter or rebuy while they may (T-4), and take the add-on.
+asked, by a policy of `pokerroom.table.bot_policy` (`tight`: most hands folded, push or fold
+when short; `aggressive`: the field busts in about a hand per entry); busted bots re-enter or
+rebuy while they may (T-4), and take the add-on.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import queue
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy.engine import Engine
+from twisted.internet.base import DelayedCall
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IReactorFromThreads
-from twisted.internet.task import Clock
+from twisted.internet.interfaces import IDelayedCall, IReactorFromThreads, IReactorTime
 from zope.interface import implementer
 
 from pokerroom.ledger import LedgerService, check_ledger, external, transfer, wallet
 from pokerroom.ledger.reports import total_balance
+from pokerroom.table.bot_policy import POLICIES, PUSH_FOLD_BB, Policy, situation_of
 from tournaments.actor import Result, TournamentActor
 from tournaments.config import make_config
 from tournaments.director import entries as director_entries
@@ -69,30 +75,100 @@ class Pump:
         return box[0]
 
 
-class Bots(Players):
-    """Every seat: acts at once; pushes, calls, folds at random; checks every chip."""
+@implementer(IReactorTime)
+class HeapClock:
+    """A fake clock like `twisted.internet.task.Clock`, its calls kept on a heap.
 
-    def __init__(self, rng: random.Random, check_every: int = 1) -> None:
+    `Clock` sorts every pending call each time one is scheduled or run: with a timer per table
+    (1,112 tables at the start of a 10,000-entry field) that sort was a large part of a hand.
+    Here scheduling and running a call cost log n. Calls run in `Clock`'s order (by time, then
+    by when they were scheduled), so a seed gives the same tournament; a call moved with
+    `reset` or `delay` runs at its new time, in twisted's reactor's order among equal times.
+    """
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+        self._heap: list[tuple[float, int, DelayedCall]] = []
+        self._order = itertools.count()
+
+    def seconds(self) -> float:
+        """The fake time."""
+        return self.now
+
+    def callLater(
+        self, delay: float, callable: Callable[..., object], *args: object, **kw: object
+    ) -> IDelayedCall:
+        """Run `callable` `delay` seconds from now (named as in IReactorTime)."""
+        call = DelayedCall(
+            self.now + delay, callable, args, kw, lambda _: None, self._push, self.seconds
+        )
+        self._push(call)
+        return call
+
+    def _push(self, call: DelayedCall) -> None:
+        heapq.heappush(self._heap, (call.time, next(self._order), call))
+
+    def _first(self) -> DelayedCall | None:
+        """The next live call, as twisted's reactor finds it: entries of cancelled, run or
+        rescheduled calls are dropped; a delayed call goes back at its new time."""
+        heap = self._heap
+        while heap:
+            at, _, call = heap[0]
+            if call.cancelled or call.called or at != call.time:
+                heapq.heappop(heap)  # a call brought forward has its own newer entry
+            elif call.delayed_time:
+                heapq.heappop(heap)
+                call.activate_delay()
+                self._push(call)
+            else:
+                return call
+        return None
+
+    def next_time(self) -> float | None:
+        """When the next call is due, or None without one."""
+        call = self._first()
+        return call.getTime() if call is not None else None
+
+    def getDelayedCalls(self) -> list[IDelayedCall]:
+        """Every live call, the next first (named as in IReactorTime)."""
+        live = {id(c): c for _, _, c in self._heap if not (c.cancelled or c.called)}
+        return sorted(live.values(), key=lambda c: c.getTime())
+
+    def advance(self, amount: float) -> None:
+        """Move the time on by `amount` and run every call then due, in order."""
+        self.now += amount
+        while (call := self._first()) is not None and call.getTime() <= self.now:
+            heapq.heappop(self._heap)
+            call.called = 1
+            call.func(*call.args, **call.kw)
+
+
+class Bots(Players):
+    """Every seat: acts at once by a policy (`pokerroom.table.bot_policy`); checks every chip."""
+
+    def __init__(
+        self, rng: random.Random, check_every: int = 1, policy: str = "aggressive"
+    ) -> None:
         self.rng = rng
+        self.policy: Policy = POLICIES[policy]
         self.actor: TournamentActor | None = None
         self.check_every = check_every
         self.hands = 0
         self.chip_errors: list[str] = []
+        self.actions: Counter[tuple[str, str]] = Counter()  # (street, action): decisions
+        self.all_ins: Counter[str] = Counter()  # "short" (<= 10 BB) or "deep": all-in raises
         self._addons: set[str] = set()
 
     def turn(self, table: TournamentTable, entry: str) -> None:
-        """Act at once: all-in 4 %, fold to a bet 45 %, otherwise check or call."""
+        """Act at once: what the policy decides, given one roll of the bots' seeded RNG."""
         hand = table.hand
         assert hand is not None
-        legal = hand.legal_actions(hand.actor)
-        assert legal is not None
-        roll = self.rng.random()
-        if legal.max_raise_to is not None and roll < 0.04:
-            table.act(entry, "raise", legal.max_raise_to)
-        elif legal.can_fold and roll < 0.49:
-            table.act(entry, "fold")
-        else:
-            table.act(entry, "call" if legal.call_amount else "check")
+        s = situation_of(hand)
+        decision = self.policy(s, self.rng.random())
+        self.actions["postflop" if s.board else "preflop", decision.action] += 1
+        if decision.action == "raise" and decision.amount == s.max_raise_to:
+            self.all_ins["short" if s.stack <= PUSH_FOLD_BB * s.big_blind else "deep"] += 1
+        table.act(entry, decision.action, decision.amount)
 
     def hand_ended(self, table: TournamentTable, result: HandResult) -> None:
         """Every chip accounted for: in the hand, and (every `check_every` hands) everywhere."""
@@ -153,8 +229,12 @@ class Report:
     balance_seconds: float
     registration_seconds: float
     play_seconds: float
+    registration_cpu: float  # time.process_time: every thread of the process, the ledger's too
+    play_cpu: float
     results: tuple[Result, ...]
     actor: TournamentActor
+    actions: Counter[tuple[str, str]]  # (preflop|postflop, fold|check|call|raise): decisions
+    all_ins: Counter[str]  # all-in raises by stack: "short" (<= 10 BB) or "deep"
 
     def line(self) -> dict[str, Any]:
         """The one-line JSON summary."""
@@ -189,6 +269,7 @@ def simulate(
     sit_and_go: bool = False,
     max_hands: int = 2_000_000,
     hand_seconds: float = 30.0,
+    policy: str = "aggressive",
 ) -> Report:
     """Run one tournament with `players` bots to its end; `engine` is a ledger at head."""
     tid = f"sim-{seed}-{players}-{fmt}"
@@ -196,8 +277,8 @@ def simulate(
     before = total_balance(engine, CURRENCY)
     fund_players(engine, names, (buy_in + fee) * 4, tid)
     began = time.perf_counter()  # funding the bots is set-up, not the tournament
-    clock = Clock()
-    clock.advance(START)
+    began_cpu = time.process_time()
+    clock = HeapClock(START)
     pump = Pump()
     ledger = LedgerService(pump, engine)
     ledger.startService()
@@ -213,7 +294,7 @@ def simulate(
         sit_and_go=sit_and_go,
         between_hands_seconds=hand_seconds,  # bots act at once: this is a hand's length
     )
-    bots = Bots(random.Random(seed + 1), check_every)
+    bots = Bots(random.Random(seed + 1), check_every, policy)
     actor = TournamentActor(config, clock, ledger, random.Random(seed + 2), bots)
     bots.actor = actor
     try:
@@ -221,20 +302,22 @@ def simulate(
         for name in names:
             pump.wait(actor.register(name))
         registered = time.perf_counter()
+        registered_cpu = time.process_time()
         while actor.status in ("registering", "running") and bots.hands < max_hands:
             pump.run_ready()
-            calls = clock.getDelayedCalls()
-            if actor.cashier.in_flight or not calls:
+            due = clock.next_time()
+            if actor.cashier.in_flight or due is None:
                 # Money settles at the simulated instant it was asked for: deterministic runs.
                 f, args, kwargs = pump.calls.get(timeout=60)
                 f(*args, **kwargs)
             else:
-                clock.advance(max(0.0, calls[0].getTime() - clock.seconds()))
+                clock.advance(max(0.0, due - clock.seconds()))
         while not actor.idle():
             f, args, kwargs = pump.calls.get(timeout=60)
             f(*args, **kwargs)
         pump.wait(actor.pending())
         played = time.perf_counter()
+        played_cpu = time.process_time()
     finally:
         ledger.stopService()
     check = check_ledger(engine)
@@ -259,6 +342,10 @@ def simulate(
         balance_seconds=actor.floor.balance_seconds,
         registration_seconds=registered - began,
         play_seconds=played - registered,
+        registration_cpu=registered_cpu - began_cpu,
+        play_cpu=played_cpu - registered_cpu,
         results=tuple(actor.results),
         actor=actor,
+        actions=bots.actions,
+        all_ins=bots.all_ins,
     )

@@ -12,6 +12,7 @@ import click
 from pokerroom.ledger import migrate
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.errors import LedgerError
+from pokerroom.table.bot_policy import POLICIES
 from tournaments.config import FORMATS
 from tournaments.templates import load_structures
 
@@ -34,13 +35,26 @@ def tournament() -> None:
 @click.option("--structure", default="turbo", show_default=True, help="config/tournaments name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="freezeout", show_default=True)
 @click.option("--check-every", type=int, default=100, show_default=True, help="Chip audit.")
+@click.option(
+    "--policy",
+    type=click.Choice(sorted(POLICIES)),
+    default="tight",
+    show_default=True,
+    help="How the bots play: tight (most hands folded) or aggressive (all-in often).",
+)
 def simulate_command(
-    entries: int, seed: int, db_url: str | None, structure: str, fmt: str, check_every: int
+    entries: int,
+    seed: int,
+    db_url: str | None,
+    structure: str,
+    fmt: str,
+    check_every: int,
+    policy: str,
 ) -> None:
     """Run one tournament to the end with bots in every seat; print a JSON summary last.
 
-    The real director, tables and ledger run on a fake clock; bots act at once when asked.
-    Afterwards the database passes `pokerroom ledger check`.
+    The real director, tables and ledger run on a fake clock; bots act at once when asked, by
+    the policy chosen. Afterwards the database passes `pokerroom ledger check`.
     """
     from pokerroom.server.logs import configure_logging
     from tournaments.simulation import simulate
@@ -61,7 +75,13 @@ def simulate_command(
     click.echo(f"database: {db_url}", err=True)
     try:
         report = simulate(
-            engine, entries, seed, structure=structure, fmt=fmt, check_every=check_every
+            engine,
+            entries,
+            seed,
+            structure=structure,
+            fmt=fmt,
+            check_every=check_every,
+            policy=policy,
         )
     finally:
         engine.dispose()

@@ -2,9 +2,11 @@
 
 Each bot connects, registers (or logs in), funds its wallet with the dev `deposit`, sits at
 a table and plays legal actions (seeded choices) until its table has dealt `hands` hands,
-then leaves. Every error answer counts as a protocol error, and so does every frame that does
-not match its typed declaration (`pokerroom.protocol.events.validate`: unknown type, missing,
-extra or wrongly typed field). Every frame is checked for leaks (C-15): a bot must never see a
+then leaves: a seeded random choice, or a policy of `pokerroom.table.bot_policy` (the functions
+the in-process tournament simulation uses) fed with what the frames told the bot. Every error
+answer counts as a protocol error, and so does every frame that does not match its typed
+declaration (`pokerroom.protocol.events.validate`: unknown type, missing, extra or wrongly typed
+field). Every frame is checked for leaks (C-15): a bot must never see a
 card that is not its own, on the board, or shown.
 """
 
@@ -24,6 +26,7 @@ from twisted.python.failure import Failure
 from pokerroom.protocol.client import ClientProtocol
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import FrameMismatch, validate
+from pokerroom.table.bot_policy import Policy, Situation
 
 PASSWORD = "bot password 1"
 
@@ -75,9 +78,12 @@ class Bot:
         rng: random.Random,
         report: BotReport,
         say: Callable[[str], None] | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.name, self.hands, self.rng, self.report = name, hands, rng, report
         self.say = say
+        self.policy = policy
+        self.hand = HandSeen()
         self.table_id = ""
         self.seat: int | None = None
         self.seen = 0
@@ -146,7 +152,10 @@ class Bot:
             self.allowed = set()
             self.names = {s["seat"]: s["player"] for s in frame["seats"]}
             self.won = []
-        elif kind in ("hole_cards", "board_dealt", "hand_shown"):
+            self.hand = HandSeen.started(frame, self.name)
+        elif kind in ("blind_posted", "player_acted", "pot_returned", "board_dealt", "hole_cards"):
+            self.hand.follow(frame)
+        if kind in ("hole_cards", "board_dealt", "hand_shown"):
             self.allowed.update(frame.get("cards", []))
         elif kind == "table_snapshot" and frame["snapshot"].get("hand"):
             hand = frame["snapshot"]["hand"]
@@ -191,11 +200,14 @@ class Bot:
                 self.leave()
 
     def act(self, frame: dict[str, Any]) -> None:
-        """Choose a legal action (seeded): mostly check/call, sometimes raise or fold."""
+        """Choose a legal action (seeded): the policy's, or mostly check/call, sometimes raise
+        or fold."""
         actions = frame["actions"]
         roll = self.rng.random()
         low, high = actions.get("min_raise_to"), actions.get("max_raise_to")
-        if roll < 0.15 and low is not None:
+        if self.policy is not None and self.hand.hole:
+            kind, amount = self.policy(self.hand.situation(actions), roll)
+        elif roll < 0.15 and low is not None:
             kind, amount = "raise", self.rng.choice([low, low, high or low])
         elif roll < 0.25 and actions["fold"] and actions["call"]:
             kind, amount = "fold", None
@@ -219,6 +231,73 @@ class Bot:
         d.addBoth(lambda _: self.finished.callback(None))
 
 
+@dataclass
+class HandSeen:
+    """One hand as a bot follows it from the frames: what a policy's `Situation` needs."""
+
+    me: int | None = None  # own seat
+    stack: int = 0  # own chips at the start of the hand
+    big_blind: int = 0
+    dealt: int = 0
+    folded: int = 0
+    pot: int = 0
+    put_in: int = 0  # own chips in the pot
+    hole: tuple[str, ...] = ()
+    board: tuple[str, ...] = ()
+
+    @classmethod
+    def started(cls, frame: dict[str, Any], name: str) -> HandSeen:
+        """A new hand from `hand_started`."""
+        mine = next((s for s in frame["seats"] if s["player"] == name), None)
+        return cls(
+            me=mine["seat"] if mine else None,
+            stack=mine["stack"] if mine else 0,
+            big_blind=frame["blinds"][1],
+            dealt=len(frame["seats"]),
+        )
+
+    def follow(self, frame: dict[str, Any]) -> None:
+        """Count chips into the pot (posts, calls, bets, returns), folds, cards."""
+        kind = frame["type"]
+        added = 0
+        if kind == "blind_posted":
+            added = frame["amount"]
+        elif kind == "player_acted":
+            action = frame["action"]
+            if action == "fold":
+                self.folded += 1
+            elif action == "call":
+                added = frame["amount"] or 0
+            elif action in ("bet", "raise"):
+                added = frame.get("added") or 0
+        elif kind == "pot_returned":
+            added = -frame["amount"]
+        elif kind == "board_dealt":
+            self.board += tuple(frame["cards"])
+        elif kind == "hole_cards":
+            self.hole = tuple(frame["cards"])
+        self.pot += added
+        if frame.get("seat") == self.me and self.me is not None:
+            self.put_in += added
+
+    def situation(self, actions: dict[str, Any]) -> Situation:
+        """What the policy needs, with the legal actions of `action_request`."""
+        return Situation(
+            hole=self.hole,
+            board=self.board,
+            stack=self.stack,
+            behind=self.stack - self.put_in,
+            big_blind=self.big_blind,
+            pot=self.pot,
+            dealt=self.dealt,
+            live=self.dealt - self.folded,
+            can_fold=actions["fold"],
+            call=actions["call"],
+            min_raise_to=actions.get("min_raise_to"),
+            max_raise_to=actions.get("max_raise_to"),
+        )
+
+
 def assign_tables(count: int, tables: list[dict[str, Any]]) -> list[str]:
     """Spread `count` bots over as few tables as hold them, at least two a table."""
     usable = sorted(tables, key=lambda t: t["table_id"])
@@ -238,13 +317,18 @@ def run_bots(
     prefix: str = "bot",
     say: Callable[[str], None] | None = None,
     report: BotReport | None = None,
+    policy: Policy | None = None,
 ) -> Deferred[BotReport]:
-    """Run `count` bots against host:port until each has seen `hands` hands; fires the report."""
+    """Run `count` bots against host:port until each has seen `hands` hands; fires the report.
+
+    With `policy` (`pokerroom.table.bot_policy.POLICIES`) the bots act by it.
+    """
     report = report if report is not None else BotReport()
     rng = random.Random(seed)
     endpoint = TCP4ClientEndpoint(reactor, host, port)
     bots = [
-        Bot(f"{prefix}_{i}", hands, random.Random(rng.random()), report, say) for i in range(count)
+        Bot(f"{prefix}_{i}", hands, random.Random(rng.random()), report, say, policy)
+        for i in range(count)
     ]
     plan: list[str] = []
 
