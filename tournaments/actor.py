@@ -35,6 +35,7 @@ from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
 from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
+from tournaments.staff_actions import StaffActions
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class Result:
     batch: int = 0  # knockouts placed together (one hand, or one hand-for-hand round)
 
 
-class TournamentActor(EntryRequests):
+class TournamentActor(StaffActions, EntryRequests):
     """Drives the director with the clock, the tables and the ledger for one tournament."""
 
     def __init__(

@@ -29,6 +29,7 @@ from tournaments.director.structure import (
     level_at,
     table_break_window,
 )
+from tournaments.floor_controls import FloorControls
 from tournaments.knockouts import HandResult
 from tournaments.presence import Presence
 from tournaments.sitout_log import SitOutLog
@@ -56,7 +57,7 @@ class Players:
         return None
 
 
-class Floor:
+class Floor(FloorControls):
     """Deals, rests, balances and breaks the tables of one tournament."""
 
     def __init__(
@@ -107,6 +108,8 @@ class Floor:
     def level(self) -> LevelStatus:
         """The level in force now (cached until the next level, break or break end)."""
         now = self.clock.seconds()
+        if self.clock_held(now):  # a staff pause or added time (tournaments/floor_controls.py)
+            return self.held_level(now)
         if self._status is None or now >= self._status_until:
             status = level_at(self.structure, self.started_at, now, self.paused_total)
             ends = [t for t in (status.ends_at, status.break_ends_at, status.next_break_at) if t]
@@ -143,6 +146,7 @@ class Floor:
     def start(self, stacks: dict[str, int]) -> None:
         """T-1: seats drawn at random, a button drawn per table, every table deals."""
         self.started_at = self.clock.seconds()
+        self._status = None  # a level read before the start is not the tournament's clock
         self.running = True
         for seats in draw_seats(sorted(stacks), self.config.max_seats, self.rng):
             table = self._new_table()
@@ -209,6 +213,8 @@ class Floor:
         """Start the next hand at `table`, unless on a break, hand-for-hand, or short-handed."""
         if not self.running or table.hand_running or table.count < 2:
             return
+        if self.paused:  # a staff pause: the hands in play finish, no new one is dealt
+            return
         if self._h4h():
             if not self.in_hand and self._round_call is None:
                 self._round_call = self.clock.callLater(0, self._deal_round)
@@ -231,7 +237,7 @@ class Floor:
     def _deal_round(self) -> None:
         """Hand-for-hand: every table with players deals at once; the round ends with the last."""
         self._round_call = None
-        if not self.running:
+        if not self.running or self.paused:
             return
         status = self.level()
         if status.on_break and status.break_ends_at is not None:
@@ -257,6 +263,7 @@ class Floor:
         self.in_hand -= 1
         self.hands += 1
         self.players.hand_ended(table, result)
+        result = self.at_boundary(table, result)  # staff work waiting for this hand's end
         if result.knockouts:
             self._dirty = True
         if self._h4h() or self._round:

@@ -23,6 +23,7 @@ from tournaments.director import errors
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable
 from tournaments.director.prize_changes import PrizeChange, change_prizes
+from tournaments.recorder import Op
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
@@ -60,10 +61,12 @@ class PrizeChanges:
         key: str,
         rounding: int | None = None,
         seats_in_cash: bool = False,
+        audit: Op | None = None,
     ) -> Deferred[PrizeChange]:
         """T-15: replace the prize table (every place, first place first) or pay the seats in
         cash; refused with `prizes_not_fixed`, `prize_lowered`, `bad_prizes` or
-        `unbalanced_prizes`. The same `key` again answers the first change (P-2)."""
+        `unbalanced_prizes`. The same `key` again answers the first change (P-2). `audit` is
+        the staff's audit row (docs/ADMIN.md), written in the change's own unit."""
         if not hasattr(self, "prize_changes"):
             self.prize_changes = []
             self._prize_keys = {}
@@ -88,7 +91,8 @@ class PrizeChanges:
                 else:
                     d.callback(outcome)
 
-        self._change_prizes(amounts, by, reason, key, rounding, seats_in_cash).addBoth(done)
+        changing = self._change_prizes(amounts, by, reason, key, rounding, seats_in_cash, audit)
+        changing.addBoth(done)
         return waiter
 
     @inlineCallbacks
@@ -100,6 +104,7 @@ class PrizeChanges:
         key: str,
         rounding: int | None,
         seats_in_cash: bool,
+        audit: Op | None = None,
     ) -> Generator[Deferred[Any], Any, PrizeChange]:
         table = self.prizes
         if table is None:
@@ -128,9 +133,11 @@ class PrizeChanges:
         if seats is not None and change.seats_in_cash:
             seats.seats_in_cash = True
         self.prize_changes.append(record)
-        op = partial(store.add_prize_change, tournament_id=self.tid, change=record)
+        ops: list[Op] = [partial(store.add_prize_change, tournament_id=self.tid, change=record)]
+        if audit is not None:
+            ops.append(audit)
         try:
-            yield self.durable.money(change.moves, ledger_key, "overlay", [op])
+            yield self.durable.money(change.moves, ledger_key, "overlay", ops)
         except Exception:
             if self.prizes is change.new:
                 self.prizes = change.old

@@ -27,7 +27,14 @@ class SitOutLog:
         if started is not None:
             self.closed.append(SitOut(entry, started[0], started[1], now))
 
-    def report(self, now: float, min_times: int = 3) -> list[SitOutPair]:
-        """T-12: pairs sitting out together at least `min_times` times, open intervals to now."""
+    def report(
+        self, now: float, min_times: int = 3, min_overlap_seconds: float = 30
+    ) -> list[SitOutPair]:
+        """T-12: pairs sitting out together at least `min_times` times (each time for at least
+        `min_overlap_seconds`), open intervals counted to now."""
         current = [SitOut(e, t, since, now) for e, (t, since) in self._open.items()]
-        return repeated_sitouts(self.closed + current, min_times)
+        return repeated_sitouts(self.closed + current, min_times, min_overlap_seconds)
+
+    def sitting_out(self) -> list[str]:
+        """Who sits out now."""
+        return sorted(self._open)

@@ -228,11 +228,25 @@ class StaffActions(EntryRequests):
         return answer.addBoth(done)
 
     def _between_hands(
-        self, table: TournamentTable, work: Callable[[TournamentTable], Any]
+        self,
+        table: TournamentTable,
+        work: Callable[[TournamentTable], list[Knockout]],
+        answer: Deferred[Any],
     ) -> None:
-        """Run `work` at `table`'s hand boundary; everything it causes is one unit."""
+        """Run `work` at `table`'s hand boundary; everything it causes is one unit. Work that
+        breaks fails its answer and leaves the table's hand end alone."""
+
+        def guarded(at: TournamentTable) -> list[Knockout]:
+            try:
+                return work(at)
+            except Exception as exc:
+                self.log.exception("staff_work_failed")
+                if not answer.called:
+                    answer.errback(exc)
+                return []
+
         with self.durable.batch():
-            self.floor.when_between_hands(table, work)
+            self.floor.when_between_hands(table, guarded)
 
     # ------------------------------------------------------------------ entries (T-4)
 
@@ -405,12 +419,20 @@ class StaffActions(EntryRequests):
         after = {"status": "cancelled", "cancel_reason": reason.value}
         written = self._write([op], audit({"status": status}, after))
         self._changed("cancelled")
-        ran = written.addCallback(lambda _: self._refund())
+        told: Deferred[dict[str, Any]] = Deferred()
+
+        def stored(_: object) -> Deferred[Any]:
+            told.callback({"status": "cancelled", "was": status, "cancel_reason": reason.value})
+            return self._refund()  # the refund job pays (or its next run, `[jobs]` off)
+
+        def refused(failure: Any) -> None:
+            self.log.error("staff_cancel_not_stored", error=str(failure.value))
+            told.errback(failure)
+
+        ran = written.addCallbacks(stored, refused)
         ran.addErrback(self._refund_failed)
         self._refunded = ran
-        return self.durable.recorder.idle().addCallback(
-            lambda _: {"status": "cancelled", "was": status, "cancel_reason": reason.value}
-        )
+        return told
 
     # ------------------------------------------------------------------ tables (T-10)
 
@@ -454,7 +476,7 @@ class StaffActions(EntryRequests):
             self.floor._kick(dest)
             return []
 
-        self._between_hands(table, work)
+        self._between_hands(table, work, answer)
         return answer.addCallback(
             lambda _: (
                 {"table": self.floor.tables[to_table].wire_id, "player": entry}
@@ -494,7 +516,7 @@ class StaffActions(EntryRequests):
                 here.frames.send(who, here.snapshot_message(who))
             return []
 
-        self._between_hands(table, work)
+        self._between_hands(table, work, answer)
         return answer
 
     def disqualify(self, entry: str, audit: Audit) -> Deferred[dict[str, Any]]:
@@ -535,7 +557,7 @@ class StaffActions(EntryRequests):
             ).chainDeferred(answer)
             return [Knockout(entry, here.table_id, 0, 0, (), here.hand_id)]
 
-        self._between_hands(table, work)
+        self._between_hands(table, work, answer)
         return answer
 
     # ------------------------------------------------------------------ prizes (T-15), T-12

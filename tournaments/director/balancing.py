@@ -29,6 +29,7 @@ class MoveReason(StrEnum):
     BALANCE = "balance"  # T-10: to even the tables, keeping the position to the blinds
     BREAK = "break"  # T-10: the table was broken; reseated at random
     FINAL_REDRAW = "final_redraw"  # new random seats at the final table
+    STAFF = "staff"  # the floor moved the player (docs/ADMIN.md), keeping the position
 
 
 @dataclass(frozen=True, slots=True)
