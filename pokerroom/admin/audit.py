@@ -87,6 +87,33 @@ def write_audit(
     return new_id
 
 
+class RecorderAudit:
+    """The audit row of a decision that a tournament's recorder writes (docs/ADMIN.md).
+
+    `row(before, after)` is the blocking write the tournament actor puts in the SAME group as
+    the decision's own rows, so both commit in one transaction; `audit_id` is the row's id
+    once written (None while not written: a refusal, or a repeated keyed change). The role
+    was checked when the request arrived (the session reads the account for every request).
+    """
+
+    def __init__(self, actor: Actor, action: str, target: str, reason: str, now_ms: int) -> None:
+        self.actor, self.action, self.target = actor, action, target
+        self.reason, self.now_ms = reason, now_ms
+        self.audit_id: int | None = None
+
+    def __call__(self, before: Any, after: Any) -> Callable[[Connection], int]:
+        """The blocking write of the row, with the decision's before and after."""
+
+        def write(conn: Connection) -> int:
+            self.audit_id = write_audit(
+                conn, self.actor, self.action, self.target, before, after, self.reason,
+                self.now_ms,
+            )  # fmt: skip
+            return self.audit_id
+
+        return write
+
+
 def audited(
     engine: Engine,
     actor: Actor,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from twisted.internet.defer import Deferred
 
-from pokerroom.admin.audit import Actor, Audited, Change, audited
+from pokerroom.admin.audit import Actor, Audited, Change, RecorderAudit, audited
 from pokerroom.admin.commands import Command
 from pokerroom.admin.roles import Role
 
@@ -38,6 +38,12 @@ class Context:
         actor = Actor(self.staff, self.role.label, self.command.role)
         return self.room.ledger.run(
             audited, actor, action, target, reason, self.now_ms(), work, *args
+        )
+
+    def audit_row(self, action: str, target: str, reason: str) -> RecorderAudit:
+        """The audit row of a decision a tournament's recorder writes with its effect."""
+        return RecorderAudit(
+            Actor(self.staff, self.role.label), action, target, reason, self.now_ms()
         )
 
     def read(self, work: Callable[..., T], *args: Any) -> Deferred[T]:

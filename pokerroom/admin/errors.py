@@ -16,6 +16,12 @@ NO_CHANGE = "no_change"  # the target is already so (paused, banned, muted ...):
 UNKNOWN_APPROVAL = "unknown_approval"  # no approval has this id
 APPROVAL_NOT_PENDING = "approval_not_pending"  # the approval was already carried out
 OWN_APPROVAL = "own_approval"  # an admin cannot approve a change they asked for
+TOURNAMENT_EXISTS = "tournament_exists"  # a tournament with this id is open or stored already
+UNKNOWN_TEMPLATE = "unknown_template"  # no blind-structure template has this name
+REFUNDS_STARTED = "refunds_started"  # the refund job planned this tournament's refunds
+JOB_RUNNING = "job_running"  # a run of the job holds its lock now: try again after it
+UNKNOWN_JOB = "unknown_job"  # no scheduled job has this name
+CONFIG_ERROR = "config_error"  # the room's configuration file cannot be read or is invalid
 
 ADMIN_CODES = (
     FORBIDDEN,
@@ -26,4 +32,10 @@ ADMIN_CODES = (
     UNKNOWN_APPROVAL,
     APPROVAL_NOT_PENDING,
     OWN_APPROVAL,
+    TOURNAMENT_EXISTS,
+    UNKNOWN_TEMPLATE,
+    REFUNDS_STARTED,
+    JOB_RUNNING,
+    UNKNOWN_JOB,
+    CONFIG_ERROR,
 )

@@ -567,3 +567,8 @@ def audit(ctx: Context, args: AuditArgs) -> Deferred[dict[str, Any]]:
         audit_log.audit_rows, args.since_ms, args.by_staff, args.target, args.action, args.limit
     )
     return d.addCallback(lambda rows: {"rows": rows})
+
+
+# The tournament commands and the room's operation (jobs, opening a table) are registered by
+# their own modules; imported last, as they use the fields above.
+from pokerroom.admin import ops_handlers, tournament_handlers  # noqa: E402, F401

@@ -27,10 +27,13 @@ from pokerroom.protocol import errors
 from pokerroom.server.throttle import HashPool, LoginThrottle
 
 if TYPE_CHECKING:
+    from pokerroom.cash import HandStore, RoomPolicies
     from pokerroom.chat import ChatService
+    from pokerroom.jobs.service import JobService
     from pokerroom.ledger import LedgerService
     from pokerroom.server.hub import Hub
     from pokerroom.server.lobby import Lobby
+    from tournaments.schedule import TournamentScheduler
 
 log = structlog.get_logger("pokerroom.admin")
 
@@ -62,6 +65,10 @@ class AdminService:
         hashing: HashPool,
         currency: str,
         clock: IReactorTime | None = None,
+        tournaments: TournamentScheduler | None = None,
+        jobs: JobService | None = None,
+        store: HandStore | None = None,
+        policies: RoomPolicies | None = None,
     ) -> None:
         self.reactor = reactor
         self.clock: IReactorTime = reactor if clock is None else clock  # tests: a fake clock
@@ -69,6 +76,11 @@ class AdminService:
         self.ledger, self.lobby, self.hub, self.chat = ledger, lobby, hub, chat
         self.hashing = hashing
         self.currency = currency
+        #: The tournaments (their scheduler), the scheduled jobs, and what a cash table opened
+        #: by staff shares with the others (hand store, room policies); None: not in this room.
+        self.tournaments = tournaments
+        self.jobs = jobs
+        self.store, self.policies = store, policies
         self.throttle = LoginThrottle(settings.login_limits())
         #: Players banned now: their logins are refused (PlayerAccounts reads this set).
         self.banned: set[str] = set()

@@ -26,6 +26,9 @@ class AdminSettings:
     login_timeout_seconds: float = 30.0  # log in within this long of connecting
     idle_timeout_seconds: float = 900.0  # nothing heard for this long: goodbye idle_timeout
     max_pending_requests: int = 16  # requests waiting on one connection: then too_many_requests
+    #: The room file `pokerroom serve` read (set by `serve`, never in the file): `table_open`
+    #: reads its `[tables]` again; empty: config/room.toml.
+    config_file: str = ""
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot work."""
@@ -48,7 +51,7 @@ class AdminSettings:
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> AdminSettings:
         """Build from the `[admin]` TOML table; unknown keys are an error."""
-        unknown = set(values) - {f.name for f in fields(cls)}
+        unknown = set(values) - {f.name for f in fields(cls)} | ({"config_file"} & set(values))
         if unknown:
             raise ValueError(f"unknown settings {sorted(unknown)}")
         return cls(**values)

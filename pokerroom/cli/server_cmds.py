@@ -65,6 +65,9 @@ def serve(
         raise click.ClickException(str(exc)) from None
     if host is not None:
         settings = dataclasses.replace(settings, host=host)
+    if config_path:  # `table_open` (docs/ADMIN.md) reads this file's [tables] again
+        admin = dataclasses.replace(settings.admin, config_file=str(config_path))
+        settings = dataclasses.replace(settings, admin=admin)
     if schedule_path is not None:
         settings = dataclasses.replace(settings, schedule=schedule_path)
     try:

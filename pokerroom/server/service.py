@@ -18,7 +18,13 @@ import structlog
 from sqlalchemy.engine import Engine
 from twisted.application.service import MultiService, Service
 from twisted.internet.address import IPv4Address, IPv6Address
-from twisted.internet.defer import Deferred, DeferredList, gatherResults, inlineCallbacks
+from twisted.internet.defer import (
+    Deferred,
+    DeferredList,
+    gatherResults,
+    inlineCallbacks,
+    succeed,
+)
 from twisted.internet.interfaces import IListeningPort
 from twisted.internet.task import LoopingCall
 
@@ -151,12 +157,24 @@ class RoomService(MultiService):
                 chat=self.chat,
                 hashing=self.accounts.hashing,
                 currency=settings.currency,
+                tournaments=self.tournaments,
+                jobs=self.jobs,
+                store=self.store,
+                policies=self.policies,
             )
             self.accounts.banned = self.admin.banned  # banned players cannot log in
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
         self._purge = LoopingCall(self.hub.purge_tokens)
         self._purge.clock = reactor
+
+    def refunds_now(self) -> Deferred[Any]:
+        """Run the refund job now for a cancelled tournament, unless `[jobs]
+        refunds_interval_seconds` is 0: then only cron, a person or `pokerroom admin jobs run`
+        runs it (docs/OPERATIONS.md), and staff may still override an outage's cancellation."""
+        if not self.settings.jobs.interval("refunds"):
+            return succeed(None)
+        return self.jobs.run_now("refunds")
 
     def startService(self) -> None:
         """Start the ledger and accounts, recover the tables, then listen."""
