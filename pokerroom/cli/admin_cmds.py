@@ -699,3 +699,6 @@ def staff_disable(name: str, db_url: str | None, yes: bool) -> None:
 
 
 COMMANDS = [admin, staff]
+
+# The tournament, jobs and `table open` commands attach themselves to the groups above.
+from pokerroom.cli import admin_tournament_cmds  # noqa: E402, F401
