@@ -236,7 +236,7 @@ class TournamentStatusEvent(ServerMessage, tag="tournament_status", frozen=True)
 @message
 class TournamentSeat(ServerMessage, tag="tournament_seat", frozen=True):
     """You are moved (T-10): to the player concerned, before their new table's next hand.
-    `reason`: balance | break | final_redraw."""
+    `reason`: balance | break | final_redraw | staff (a move by the floor, docs/ADMIN.md)."""
 
     tournament_id: str
     table: int
