@@ -21,6 +21,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 
 from pokerroom.ledger import LedgerService
+from tournaments.bounty_book import BountyBook
 from tournaments.cashier import Cashier
 from tournaments.config import TournamentConfig
 from tournaments.director import entries as director_entries
@@ -33,9 +34,11 @@ from tournaments.director.registration import Clock, RegistrationState
 from tournaments.director.rng import Rng
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
+from tournaments.prize_change import PrizeChanges
 from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
 from tournaments.staff_actions import StaffActions
+from tournaments.tickets import TicketOffice
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,7 @@ class Result:
     batch: int = 0  # knockouts placed together (one hand, or one hand-for-hand round)
 
 
-class TournamentActor(StaffActions, EntryRequests):
+class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
     """Drives the director with the clock, the tables and the ledger for one tournament."""
 
     def __init__(
@@ -64,6 +67,7 @@ class TournamentActor(StaffActions, EntryRequests):
         on_end: Callable[[TournamentActor], None] | None = None,
         targets: Callable[[str], TournamentActor | None] | None = None,
         on_change: Callable[[TournamentActor, str], None] | None = None,
+        tickets: TicketOffice | None = None,
     ) -> None:
         self.config = config
         self.settings = config.registration
@@ -87,10 +91,16 @@ class TournamentActor(StaffActions, EntryRequests):
         self.chips_issued = 0
         self.prizes: PrizeTable | None = None
         self.payouts = PayoutRunner(self)
+        #: T-16, T-3: the room's tickets (a satellite's seats, entries paid with them).
+        self.tickets = tickets or TicketOffice(ledger, clock, config.currency)
+        #: T-14: the bounties in play, in a bounty tournament.
+        self.bounties = BountyBook(self, config.bounty) if config.bounty is not None else None
+        if self.bounties is not None:
+            self.floor.bounty_of = self.bounties.total  # each seat's bounty at the table
         self.satellite_seats: int | None = None  # T-8: a satellite ends at this many players
         if config.satellite is not None:  # T-8, T-16: seats in a target tournament
             find = targets or (lambda tournament_id: None)
-            self.payouts.seats = SeatPayer(self.payouts, config.satellite, find)
+            self.payouts.seats = SeatPayer(self.payouts, config.satellite, find, self.tickets)
         self._init_requests()
         self._placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
@@ -193,6 +203,8 @@ class TournamentActor(StaffActions, EntryRequests):
             self.log.info("late_registration_closed", why=closed.action)
         if self.idle():  # money in flight could still change what was collected (T-6)
             self.payouts.fix_pool_if_final(clock, before=before)
+        if self.bounties is not None:  # T-14: the knockouts' bounties in T-9 order; the bubble
+            self.bounties.knockouts(knockouts, self._paid())
         self._placing = True
         try:
             for finish in finishes:
@@ -224,6 +236,8 @@ class TournamentActor(StaffActions, EntryRequests):
         clock = self.director_clock()
         self.payouts.fix_pool_if_final(clock, before=len(self.alive), force=True)
         left = len(self.alive)  # one winner, or a satellite's seat winners sharing places
+        if self.bounties is not None:  # T-8, T-14: each player left collects their own bounty
+            self.bounties.end()
         for winner in list(self.alive):
             self._finish(Finish(winner, 1, left, (), 0, ""))
         self.alive.clear()

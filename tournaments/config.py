@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tournaments.director.balancing import BalanceSettings
+from tournaments.director.bounties import BountyFormat
 from tournaments.director.payouts import PayoutSettings
-from tournaments.director.registration import Period, RegistrationSettings
+from tournaments.director.registration import Period, RegistrationSettings, TicketRefund
 from tournaments.director.structure import Structure
+from tournaments.director.tickets import OnCancel
 from tournaments.satellite import SatelliteTarget
 
 
@@ -26,6 +28,11 @@ class TournamentConfig:
     hand_for_hand_margin: int = 1  # hand-for-hand from this many players before the money
     satellite: SatelliteTarget | None = None  # T-8, T-16: prizes are seats in this target
     name: str = ""  # what the lobby shows (the schedule entry's name); the id when empty
+    #: T-14: a bounty tournament's format and the part of each buy-in that is bounty (the
+    #: registration's `bounty_share_bps` is the same share); None: no bounties.
+    bounty: BountyFormat | None = None
+    #: T-16: what a cancellation does with tickets for this tournament (its rule).
+    cancelled_tickets: OnCancel = OnCancel.RETURN
 
     @property
     def tournament_id(self) -> str:
@@ -52,8 +59,14 @@ def make_config(
     max_seats: int = 9,
     between_hands_seconds: float = 3.0,
     name: str = "",
+    bounty: BountyFormat | None = None,
+    ticket_refund: TicketRefund = TicketRefund.REFUSE,
+    cancelled_tickets: OnCancel = OnCancel.RETURN,
 ) -> TournamentConfig:
-    """A config for one of the usual formats (T-4): freezeout, re-entry, or rebuy with add-on."""
+    """A config for one of the usual formats (T-4): freezeout, re-entry, or rebuy with add-on;
+    with `bounty` a bounty tournament (T-14: each entry's and re-entry's buy-in carries its
+    starting bounty); `ticket_refund` and `cancelled_tickets` say what unregistering and a
+    cancellation do with tickets (T-3, T-16)."""
     if fmt not in FORMATS:
         raise ValueError(f"format is one of {FORMATS}, not {fmt!r}")
     reentry = rebuy = addon = Period()
@@ -78,6 +91,8 @@ def make_config(
         reentry=reentry,
         rebuy=rebuy,
         addon=addon,
+        ticket_refund=ticket_refund,
+        bounty_share_bps=0 if bounty is None else bounty.share_bps,
     )
     return TournamentConfig(
         structure=structure,
@@ -86,4 +101,6 @@ def make_config(
         sit_and_go=sit_and_go,
         between_hands_seconds=between_hands_seconds,
         name=name,
+        bounty=bounty,
+        cancelled_tickets=cancelled_tickets,
     )

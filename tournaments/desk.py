@@ -17,12 +17,16 @@ from twisted.internet.interfaces import IDelayedCall
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import Frame, LegalView
+from pokerroom.protocol.events import UNSET, Frame, LegalView, WireObject
 from pokerroom.protocol.messages import Request
 from pokerroom.protocol.results import Empty
 from pokerroom.protocol.tournament_messages import (
+    BountyWon,
     ChipsBought,
     Entered,
+    PlayerBounty,
+    TicketsAnswer,
+    TicketView,
     TournamentActionRequest,
     TournamentCancelled,
     TournamentFinish,
@@ -39,7 +43,9 @@ from pokerroom.protocol.tournament_messages import (
 from pokerroom.server.replies import ledger_key
 from tournaments import lobby_view
 from tournaments.director.balancing import SeatMove
+from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
+from tournaments.director.tickets import Ticket
 from tournaments.floor import Players
 from tournaments.frames import TableFrames, find_table, open_tables
 from tournaments.table import TournamentTable
@@ -50,8 +56,10 @@ KNOCKOUT_PUSH_SECONDS = 5.0
 if TYPE_CHECKING:
     from pokerroom.server.lobby import Answer
     from tournaments.actor import Result, TournamentActor
+    from tournaments.bounty_book import BountyBook
     from tournaments.director.registration import Decision
     from tournaments.schedule import TournamentScheduler
+    from tournaments.tickets import TicketOffice
 
 
 class Messenger(Protocol):
@@ -117,6 +125,8 @@ class TournamentDesk(Players):
         name = request.name
         if name == "tournament_list":
             return TournamentLobby(tournaments=self.lobby_lines())
+        if name == "tickets":
+            return self.tickets(player)
         actor = self._actor(args.pop("tournament_id"))
         client_key = args.get("key")
         key = None if client_key is None else ledger_key(player, client_key)
@@ -142,6 +152,18 @@ class TournamentDesk(Players):
             actor.set_presence(player, connected=True, sitting_out=args["sitting_out"])
             return Empty()
         raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the desk does not handle {name}")
+
+    def tickets(self, player: str) -> Answer:
+        """`tickets`: the player's tickets, newest first (T-16, T-3)."""
+        scheduler = self.scheduler
+        office: TicketOffice | None = getattr(scheduler, "tickets", None)
+        if office is None:
+            return TicketsAnswer(tickets=[])
+
+        def answer(found: tuple[Ticket, ...]) -> WireObject:
+            return TicketsAnswer(tickets=[ticket_view(t) for t in found])
+
+        return office.of_player(player).addCallback(answer)
 
     def _entered(self, decision: Decision, actor: TournamentActor, player: str) -> Entered:
         """`{entry, chips}` of a registration or re-entry; the lobby line changed."""
@@ -244,6 +266,12 @@ class TournamentDesk(Players):
             )
         else:
             results = sorted(actor.results, key=lambda r: (r.place, r.entry))
+            book = actor.bounties
+            won = (
+                UNSET
+                if book is None
+                else [PlayerBounty(player=p, amount=n) for p, n in sorted(book.won.items()) if n]
+            )
             message = TournamentResults(
                 tournament_id=actor.tid,
                 prize_pool=actor.payouts.pool_total,
@@ -251,6 +279,7 @@ class TournamentDesk(Players):
                     TournamentPlace(player=r.entry, place=r.place, tied=r.tied, prize=r.prize)
                     for r in results
                 ],
+                bounties=won,
             )
         self.hub.send_all(sorted(actor.state.players), message)
 
@@ -286,12 +315,57 @@ class TournamentPlayers(Players):
         return self.desk.table_frames()
 
     def finished(self, result: Result) -> None:
-        """`tournament_finish`: place, prize and who busted the player (T-9)."""
+        """`tournament_finish`: place, prize and who busted the player (T-9); in a bounty
+        tournament the bounty money the player won (T-14)."""
+        book = self._bounties()
         finish = TournamentFinish(
             tournament_id=self.tournament_id,
             place=result.place,
             tied=result.tied,
             prize=result.prize,
             busted_by=list(result.busted_by),
+            bounty=UNSET if book is None else book.won.get(result.entry, 0),
         )
         self.desk.hub.send(result.entry, finish)
+
+    def _bounties(self) -> BountyBook | None:
+        scheduler = self.desk.scheduler
+        if scheduler is None:
+            return None
+        actor = scheduler.actors.get(self.tournament_id) or scheduler.finished.get(
+            self.tournament_id
+        )
+        return None if actor is None else actor.bounties
+
+    def bounty_won(self, payment: BountyPayment, bounty: int, hand_id: str) -> None:
+        """`bounty_won` (T-14) to the receiver, and to the player whose bounty it was."""
+        knockout = payment.reason is Reason.KNOCKOUT
+        message = BountyWon(
+            tournament_id=self.tournament_id,
+            player=payment.entry,
+            busted=payment.source if knockout else None,
+            reason=payment.reason.value,
+            amount=payment.paid,
+            added=payment.added,
+            bounty=bounty,
+            hand_id=hand_id or None,
+        )
+        told = [payment.entry, payment.source] if knockout else [payment.entry]
+        self.desk.hub.send_all(told, message)
+
+
+def ticket_view(ticket: Ticket) -> TicketView:
+    """A ticket as the `tickets` answer shows it (T-16)."""
+    return TicketView(
+        ticket_id=ticket.ticket_id,
+        target=ticket.target or None,
+        any_of_level=ticket.any_of_level,
+        buy_in=ticket.buy_in,
+        fee=ticket.fee,
+        value=ticket.value,
+        state=ticket.state.value,
+        issued_at_ms=ticket.issued_at_ms,
+        expires_at_ms=ticket.expires_at_ms,
+        source=ticket.source or None,
+        used_in=ticket.used_in or None,
+    )

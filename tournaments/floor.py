@@ -99,6 +99,8 @@ class Floor(FloorControls):
         self._round_call: IDelayedCall | None = None
         self._status: LevelStatus | None = None
         self._status_until = 0.0
+        #: T-14: the bounty on a player's head, which every table shows per seat (or None).
+        self.bounty_of: Callable[[str], int | None] | None = None
         self.log = structlog.get_logger("tournaments.floor").bind(
             tournament_id=config.tournament_id
         )
@@ -138,6 +140,7 @@ class Floor(FloorControls):
             self, self.rng, self.banks, self._grace,
             presence=self.presence, frames=self.players.table_frames(),
         )  # fmt: skip
+        table.bounty_of = self.bounty_of
         self.tables[table.table_id] = table
         self.next_table_id += 1
         self.tables_max = max(self.tables_max, len(self.tables))

@@ -151,7 +151,7 @@ class PayoutRunner:
         seats = self.actor.satellite_seats
         if self.seats is not None and seats is not None and place <= seats:
             self.paid_total += amount
-            return self.seats.pay_seat(entry)
+            return self.seats.pay_seat(entry, amount)
         if amount > 0:
             move = MoneyMove("prize", prize_pool(self.tid), wallet_account(entry), amount, "")
             self._post((move,), self.actor.cashier.key("prize", entry, place), "prize")

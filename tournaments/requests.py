@@ -14,6 +14,7 @@ from collections.abc import Callable, Generator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.engine import Connection
 from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 from twisted.python.failure import Failure
 
@@ -21,13 +22,17 @@ from pokerroom.ledger import InsufficientFunds
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
+from tournaments.director import tickets as ticket_rules
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
 
 IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2), not a director one
 
 if TYPE_CHECKING:
+    from twisted.internet.interfaces import IReactorTime
+
     from tournaments.actor import Result
+    from tournaments.bounty_book import BountyBook
     from tournaments.cashier import Cashier
     from tournaments.config import TournamentConfig
     from tournaments.director.payouts import PrizeTable
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
     )
     from tournaments.floor import Floor
     from tournaments.payout_runner import PayoutRunner
+    from tournaments.tickets import TicketOffice
 
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 
@@ -54,6 +60,10 @@ class EntryRequests:
         floor: Floor
         payouts: PayoutRunner
         prizes: PrizeTable | None
+        tickets: TicketOffice
+        bounties: BountyBook | None
+        tid: str
+        clock: IReactorTime
         alive: dict[str, int]
         chips_issued: int
         results: list[Result]
@@ -83,12 +93,15 @@ class EntryRequests:
         undo: Callable[[Decision], None],
         kind: str,
         key: str | None = None,
+        also: Callable[[Connection], Any] | None = None,
     ) -> Generator[Deferred[Any], Any, Decision]:
         """Decide on the current state, reserve it, post one transfer, undo if refused.
 
         `key` is the ledger key of a keyed request (P-2): the transfer is posted under it (a
         ledger retry of it moves nothing twice), and a request with a key that already went
-        through here is answered with the first decision by its caller (`_replay`).
+        through here is answered with the first decision by its caller (`_replay`). `also` is a
+        store step that must land in the transfer's own transaction (a ticket used or given
+        back, T-3/T-16); its refusal refuses the transfer too.
         """
         decision = decide()
         self.state = decision.state
@@ -97,7 +110,10 @@ class EntryRequests:
         else:
             self._keyed[key] = (decision.action, decision)
         try:
-            yield self.cashier.post(decision.moves, key, kind)
+            if also is None:
+                yield self.cashier.post(decision.moves, key, kind)
+            else:
+                yield self.cashier.post_with(decision.moves, key, kind, also)
         except InsufficientFunds:
             self._forget_key(key, decision)
             undo(decision)
@@ -170,8 +186,13 @@ class EntryRequests:
     ) -> Deferred[Decision]:
         """T-2, T-3, T-5: register (late registration seats the player at once).
 
-        With a ticket (T-3, T-16) the entry is paid from the ticket's ledger account.
+        With a ticket (T-3, T-16: `ticket_id`) the entry is paid from the ticket's ledger
+        account, and the ticket is used in the same transaction: it must be the player's own,
+        usable, not expired and valid here (`unknown_ticket`, `ticket_not_usable`,
+        `ticket_expired`, `wrong_ticket`).
         """
+        if ticket_id:
+            funding = Funding.TICKET
         return self._run(self._register, player, funding, ticket_id, key)
 
     @inlineCallbacks
@@ -192,12 +213,27 @@ class EntryRequests:
                 self.state,
                 players=players,
                 entries=self.state.entries - 1,
-                collected=self.state.collected - settings.buy_in,
+                collected=self.state.collected - decision.collected,
             )
 
         if key is not None and key in self._keyed:
             return self._replay(key, decide)
-        decision: Decision = yield self._money(decide, undo, "buy_in", key)
+        also = None
+        if funding is Funding.TICKET:  # T-16: the player's own usable ticket for this entry
+            decide()  # the director's refusals first (registered, closed ...): nothing read
+            found = yield self._read_ticket(ticket_id)
+            now_ms = round(self.clock.seconds() * 1000)
+            ticket = ticket_rules.verify_use(
+                found, player, self.tid, settings.buy_in, settings.fee, now_ms
+            )
+            also = self.tickets.use_step(ticket, self.tid)
+        try:
+            decision: Decision = yield self._money(decide, undo, "buy_in", key, also)
+        except DirectorError as exc:  # the ticket's money went to a racing entry first
+            if also is not None and exc.code == errors.INSUFFICIENT_FUNDS:
+                raise DirectorError(errors.TICKET_NOT_USABLE, "the ticket was used") from None
+            raise
+        self._entered(player, decision)
         self._enter(player, 1, decision.chips)
         full = settings.max_entries is not None and self.state.entries >= settings.max_entries
         if self.config.sit_and_go and self.status == "registering" and full:
@@ -220,7 +256,15 @@ class EntryRequests:
         def undo(decision: Decision) -> None:
             self.state = replace(before, serial=self.state.serial)
 
-        decision: Decision = yield self._money(decide, undo, "refund")
+        record = self.state.players.get(player)
+        also = None
+        if record is not None and record.funding is Funding.TICKET:  # T-3: the ticket back
+            decide()  # the director's refusals first (closed, not refundable ...)
+            found = yield self._read_ticket(record.ticket_id)
+            if found is not None and found.state is ticket_rules.TicketState.USED:
+                also = self.tickets.give_back_step(found)
+        decision: Decision = yield self._money(decide, undo, "refund", None, also)
+        self._entry_undone(player, decision)
         self.alive.pop(player, None)
         self.chips_issued -= self.settings.starting_stack
         return decision
@@ -241,11 +285,12 @@ class EntryRequests:
             )
 
         def undo(decision: Decision) -> None:
-            self._restore(player, record, entries=-1, collected=-self.settings.reentry.buy_in)
+            self._restore(player, record, entries=-1, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
             return self._replay(key, decide)
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
+        self._entered(player, decision)
         self._enter(player, decision.state.players[player].entries, decision.chips)
         self.floor.banks.forget(player)
         return decision
@@ -267,7 +312,7 @@ class EntryRequests:
             )
 
         def undo(decision: Decision) -> None:
-            self._restore(player, record, collected=-self.settings.rebuy.buy_in)
+            self._restore(player, record, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
             return self._replay(key, decide)
@@ -291,7 +336,7 @@ class EntryRequests:
             )
 
         def undo(decision: Decision) -> None:
-            self._restore(player, record, collected=-self.settings.addon.buy_in)
+            self._restore(player, record, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
             return self._replay(key, decide)
@@ -318,6 +363,27 @@ class EntryRequests:
             entries=self.state.entries + entries,
             collected=self.state.collected + collected,
         )
+
+    def _read_ticket(self, ticket_id: str) -> Deferred[ticket_rules.Ticket | None]:
+        """A ticket as stored, counted as money in flight (who waits on the cashier waits)."""
+        self.cashier.in_flight += 1
+
+        def done(result: Any) -> Any:
+            self.cashier.in_flight -= 1
+            return result
+
+        return self.tickets.get(ticket_id).addBoth(done)
+
+    def _entered(self, player: str, decision: Decision) -> None:
+        """An entry or re-entry was paid with its starting bounty (T-14): on the player's head
+        (not seated before: no knockout can involve them while the money is in flight)."""
+        if self.bounties is not None:
+            self.bounties.entered(player, decision)
+
+    def _entry_undone(self, player: str, decision: Decision) -> None:
+        """The player unregistered (T-3): their bounty went back with the refund (T-14)."""
+        if self.bounties is not None:
+            self.bounties.left(player)
 
     def _stack(self, player: str) -> int:
         """Chips `player` has at a table now (0 when busted)."""

@@ -22,11 +22,14 @@ from twisted.internet.task import LoopingCall
 
 from pokerroom.ledger import LedgerService
 from tournaments.actor import TournamentActor
+from tournaments.bounty_book import bounty_format
 from tournaments.config import FORMATS, make_config
+from tournaments.director.bounties import BountyFormat
 from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
 from tournaments.templates import CONFIG_DIR, load_structures, structure_from_mapping
+from tournaments.tickets import TicketOffice
 
 SCHEDULE_FILE = CONFIG_DIR / "schedule" / "schedule.toml"
 log = structlog.get_logger("tournaments.schedule")
@@ -47,6 +50,8 @@ class ScheduleEntry:
     late_registration_levels: int = 0
     fmt: str = "freezeout"
     guarantee: int = 0
+    #: T-14: `bounty = { format = "deferred" | "classic" | "pko", share_bps = 5000 }`.
+    bounty: BountyFormat | None = None
 
     @property
     def sit_and_go(self) -> bool:
@@ -65,8 +70,16 @@ def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
             values = dict(raw)
             values["fmt"] = values.pop("format", "freezeout")
             try:
+                if "bounty" in values:
+                    raw_bounty = dict(values["bounty"])
+                    values["bounty"] = bounty_format(
+                        str(raw_bounty.pop("format", "deferred")),
+                        int(raw_bounty.pop("share_bps")),
+                    )
+                    if raw_bounty:
+                        raise TypeError(f"unknown bounty settings {sorted(raw_bounty)}")
                 entry = ScheduleEntry(**values)
-            except TypeError as exc:
+            except (TypeError, KeyError, DirectorError) as exc:
                 raise ValueError(f"{kind} {values.get('name')!r}: {exc}") from None
             if entry.fmt not in FORMATS or entry.buy_in < 0 or entry.fee < 0:
                 raise ValueError(f"bad schedule entry {entry.name!r}")
@@ -162,6 +175,9 @@ class TournamentScheduler(Service):
         self.finished: dict[str, TournamentActor] = {}
         self._loop = LoopingCall(self.check)
         self._loop.clock = reactor
+        #: The room's tickets (T-16): satellites issue them, entries use them, players list
+        #: them (`tickets`); `check` also expires those due and follows cancelled targets.
+        self.tickets = TicketOffice(ledger, reactor, currency)
 
     def startService(self) -> None:
         """Check the schedule now and every `CHECK_SECONDS`."""
@@ -182,8 +198,12 @@ class TournamentScheduler(Service):
         Service.stopService(self)  # named, not super(): see startService
 
     def check(self) -> None:
-        """Open whatever is due: a sit-and-go of each kind, the next MTT of each schedule."""
+        """Open whatever is due: a sit-and-go of each kind, the next MTT of each schedule;
+        settle the tickets that are due (expired, or of a cancelled target, T-16)."""
         now = self.reactor.seconds()
+        self.tickets.sweep().addErrback(
+            lambda f: log.error("ticket_sweep_failed", error=str(f.value))
+        )
         for entry in self.schedule:
             if entry.sit_and_go:
                 if not any(
@@ -213,6 +233,7 @@ class TournamentScheduler(Service):
             guarantee=entry.guarantee,
             sit_and_go=entry.sit_and_go,
             name=entry.name,
+            bounty=entry.bounty,
         )
         players = self.players
         if players is not None and hasattr(players, "for_tournament"):
@@ -225,6 +246,7 @@ class TournamentScheduler(Service):
             players,
             on_end=self._ended,
             on_change=self.on_change,
+            tickets=self.tickets,
         )
         self.actors[tid] = actor
         actor.open()

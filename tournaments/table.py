@@ -99,6 +99,8 @@ class TournamentTable:
         self.hands_played = 0
         self.boundary: HandBoundary | None = None
         self.closed = False
+        #: T-14: the bounty on a player's head (None: no bounty), shown per seat in snapshots.
+        self.bounty_of: Callable[[str], int | None] | None = None
         self.log = structlog.get_logger("tournaments.table").bind(
             tournament_id=tournament_id, table_id=table_id
         )
@@ -295,6 +297,7 @@ class TournamentTable:
                     "waiting": False,
                     "in_hand": entry in dealt,
                     "disconnected": entry in self.presence.disconnected,
+                    **self._bounty(entry),
                 }
                 for number, entry in sorted(self.seats.items())
             ],
@@ -302,6 +305,11 @@ class TournamentTable:
             "tournament_id": self.tournament_id,
             "ante": level.ante if level else 0,
         }
+
+    def _bounty(self, entry: str) -> dict[str, int]:
+        """`{"bounty": cents}` at a bounty tournament's table (T-14), else nothing."""
+        bounty = None if self.bounty_of is None else self.bounty_of(entry)
+        return {} if bounty is None else {"bounty": bounty}
 
     def snapshot_message(self, player: str) -> Message:
         """The `table_snapshot` frame for one player."""
