@@ -69,7 +69,9 @@ login_failures = 3
 class Room:
     """A running server: its database, player port and admin address."""
 
-    def __init__(self, url: str, port: int, admin: str, proc: subprocess.Popen, log: Path) -> None:
+    def __init__(
+        self, url: str, port: int, admin: str, proc: subprocess.Popen[str], log: Path
+    ) -> None:
         self.url, self.port, self.admin, self.proc, self.log = url, port, admin, proc, log
         self.engine = make_engine(url)
 
@@ -109,8 +111,17 @@ def room(
 class _server:
     """Context manager: migrate, add staff with `pokerroom staff add`, start `pokerroom serve`."""
 
-    def __init__(self, folder: Path, url: str, endpoint: str) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        url: str,
+        endpoint: str,
+        room_toml: str | None = None,
+        staff: bool = True,
+    ) -> None:
         self.folder, self.url, self.endpoint = folder, url, endpoint
+        self.room_toml = room_toml  # the room's config (default: `config(endpoint)`)
+        self.staff = staff  # add the staff accounts first (not again after a restart)
         self.room: Room | None = None
 
     def __enter__(self) -> Room:
@@ -118,14 +129,14 @@ class _server:
         upgrade(engine)
         engine.dispose()
         runner = CliRunner()
-        for name, role in STAFF.items():
+        for name, role in STAFF.items() if self.staff else ():
             done = runner.invoke(
                 main,
                 ["staff", "add", name, "--role", role, "--db", self.url],
                 input=f"{PASSWORD}\n{PASSWORD}\n",
             )
             assert done.exit_code == 0, done.output
-        (self.folder / "room.toml").write_text(config(self.endpoint))
+        (self.folder / "room.toml").write_text(self.room_toml or config(self.endpoint))
         log = self.folder / "server.log"
         args = [
             "serve",
@@ -200,10 +211,10 @@ class Wire:
             line = self.file.readline()
             if not line:
                 raise ConnectionError("closed")
-            frame = json.loads(line)
-            if test(frame):
-                return frame
-            self.frames.append(frame)
+            read: dict[str, Any] = json.loads(line)
+            if test(read):
+                return read
+            self.frames.append(read)
         raise TimeoutError("no such frame")
 
     def call(self, kind: str, **fields: Any) -> dict[str, Any]:
@@ -215,13 +226,14 @@ class Wire:
         """A request that must succeed: its result."""
         answer = self.call(kind, **fields)
         assert answer["type"] == "ok", answer
-        return answer["result"]
+        result: dict[str, Any] = answer["result"]
+        return result
 
     def code(self, kind: str, **fields: Any) -> str:
         """A request that must be refused: its code."""
         answer = self.call(kind, **fields)
         assert answer["type"] == "error", answer
-        return answer["code"]
+        return str(answer["code"])
 
     def closed(self) -> bool:
         """True once the server closed the connection (reads what is left)."""
@@ -250,7 +262,7 @@ def player(port: int, name: str, table: str | None = None, buy_in: int = 200) ->
 
 def wallet(wire: Wire) -> int:
     """The player's wallet balance, over the player protocol."""
-    return wire.ok("wallet")["balance"]
+    return int(wire.ok("wallet")["balance"])
 
 
 def new_rows(room: Room, before: int) -> list[Any]:
@@ -326,6 +338,7 @@ def test_each_role_is_refused_what_it_may_not_do_and_nothing_changes(room: Room)
         ("dir", "approval_approve", {"approval_id": 1}, "admin"),
     ]
     for staff, kind, fields, needed in refused:
+        assert isinstance(fields, dict)
         answer = clients[staff].call(kind, **fields)
         assert answer["type"] == "error" and answer["code"] == "forbidden", (staff, kind, answer)
         assert answer["details"]["required"] == needed
