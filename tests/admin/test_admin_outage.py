@@ -133,6 +133,14 @@ def test_staff_override_the_start_ups_choice_after_a_crash(database: str, tmp_pa
             notice = wire.until(of("tournament_cancelled", tid))
             assert wallet(wire) == before + notice["total"] and notice["fee"] == FEE
         assert stored(room, long).status == "refunded"
+        shown = director.ok("tournament_show", tournament_id=gone)  # only the database knows it
+        assert (shown["in_memory"], shown["status"], shown["cancel_reason"]) == (
+            False,
+            "refunded",
+            "outage",
+        )
+        listed = {t["tournament_id"]: t for t in support.ok("tournament_list")["tournaments"]}
+        assert listed[gone]["status"] == "refunded" and listed[short]["status"] == "running"
         assert (
             director.code("tournament_outage", tournament_id=long, choice="resume", reason="x")
             == "not_allowed"

@@ -520,6 +520,50 @@ def test_the_cli_for_tournaments_and_jobs(room: Room) -> None:
     director.close()
 
 
+def test_each_role_is_refused_the_commands_above_it(room: Room) -> None:
+    """Every tournament and jobs command a role may not run is `forbidden` (details: the role
+    needed), whatever its target, and writes no audit row; the reads are open to support."""
+    director = room.staff_client("dir")
+    tid = create(director, "roles", ahead_ms=600_000)
+    clients = {name: room.staff_client(name) for name in ("sup", "flo", "dir")}
+    base = {"tournament_id": tid}
+    commands = {
+        "tournament_create": (
+            "director",
+            dict(template="quick", starts_at_ms=2**40, buy_in=1, fee=1, name="forbidden"),
+        ),
+        "tournament_delay": ("director", {**base, "minutes": 1}),
+        "tournament_pause": ("director", base),
+        "tournament_resume": ("director", base),
+        "tournament_add_time": ("director", {**base, "seconds": 5}),
+        "tournament_cancel": ("director", {**base, "reason": "x"}),
+        "tournament_disqualify": ("director", {**base, "player": "nobody", "reason": "x"}),
+        "tournament_prizes": ("director", {**base, "amounts": [1], "reason": "x", "key": "k"}),
+        "tournament_outage": ("director", {**base, "choice": "refund", "reason": "x"}),
+        "tournament_move": ("floor", {**base, "player": "nobody", "table": 1}),
+        "tournament_chips": ("floor", {**base, "player": "nobody", "chips": 5, "reason": "x"}),
+        "table_open": ("floor", {"table_id": "late_t"}),
+        "job_list": ("admin", {}),
+        "job_run": ("admin", {"job": "refunds"}),
+    }
+    rank = ["sup", "flo", "dir"]
+    roles = {"sup": "support", "flo": "floor", "dir": "director"}
+    count = audit_count(room)
+    for kind, (needed, fields) in commands.items():
+        below = rank[: ["floor", "director", "admin"].index(needed) + 1]
+        for staff in below:
+            answer = clients[staff].call(kind, **fields)
+            assert answer.get("code") == "forbidden", (staff, kind, answer)
+            assert answer["details"] == {"required": needed, "role": roles[staff]}
+    for kind in ("tournament_list", "tournament_show", "tournament_sitouts"):
+        fields = {} if kind == "tournament_list" else base
+        answer = clients["sup"].call(kind, **fields)
+        assert answer["type"] == "ok" or answer["code"] == "not_allowed", (kind, answer)
+    assert audit_count(room) == count
+    assert status(player(room.port, "rl1"), tid)["status"] == "registering"
+    close(director, *clients.values())
+
+
 def test_the_ledger_balances_after_every_staff_action(room: Room) -> None:
     """P-2: whatever staff did to tournaments above, the ledger balances."""
     assert check_ledger(room.engine).ok
