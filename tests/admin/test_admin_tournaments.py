@@ -527,7 +527,7 @@ def test_each_role_is_refused_the_commands_above_it(room: Room) -> None:
     tid = create(director, "roles", ahead_ms=600_000)
     clients = {name: room.staff_client(name) for name in ("sup", "flo", "dir")}
     base = {"tournament_id": tid}
-    commands = {
+    commands: dict[str, tuple[str, dict[str, Any]]] = {
         "tournament_create": (
             "director",
             dict(template="quick", starts_at_ms=2**40, buy_in=1, fee=1, name="forbidden"),
