@@ -5,7 +5,8 @@ the same run as the scheduled one (its lock, its `job_runs` row, docs/OPERATIONS
 row is written when the run ends, with the run's report (the job's money moves are its own
 transactions, each with its key). `table_open` (floor) reads the room's configuration file
 again and opens a cash table it names that is not open yet (its stored hands recovered first,
-C-12); the audit row commits before players can see the table.
+C-12; a staff pause or close stored for it applies, as after a restart); the audit row commits
+before players can see the table.
 """
 
 from __future__ import annotations
@@ -145,9 +146,16 @@ def table_open(ctx: Context, args: TableOpenArgs) -> Deferred[dict[str, Any]]:
             "table_open", args.table_id, args.reason, store.note_work, None, after, {}
         )
 
-    def opened(done: Audited) -> dict[str, Any]:
+    def opened(done: Audited) -> Deferred[dict[str, Any]]:
         room.lobby.add_table(args.table_id, actor, None)
-        return {"audit_id": done.audit_id, "table_id": args.table_id, **after}
+
+        def held(states: dict[str, str]) -> dict[str, Any]:
+            state = states.get(args.table_id)
+            if state is not None:  # paused or closed by staff before: as a restart would
+                room.apply_table_state(args.table_id, state)
+            return {"audit_id": done.audit_id, "table_id": args.table_id, **after, "state": state}
+
+        return ctx.read(store.table_states).addCallback(held)
 
     def failed(failure: Any) -> Any:
         if room.lobby.tables.get(args.table_id) is not actor:

@@ -463,7 +463,7 @@ def test_opening_a_cash_table_from_the_config(room: Room) -> None:
     assert floor.code("table_open", table_id="cash_t") == "no_change"
     assert newcomer.code("sit", table_id="late_t", buy_in=200) == "unknown_table"
     opened = floor.ok("table_open", table_id="late_t", reason="busy night")
-    assert opened["stakes"].endswith("1/2")
+    assert opened["stakes"].endswith("1/2") and opened["state"] is None
     assert newcomer.ok("sit", table_id="late_t", buy_in=200)["stack"] == 200
     assert "late_t" in {t["table_id"] for t in floor.ok("table_list")["tables"]}
     assert floor.code("table_open", table_id="late_t") == "no_change"
