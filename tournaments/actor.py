@@ -8,6 +8,10 @@ Money goes through the ledger only, one transfer per decision (`Cashier`); table
 are the `Floor`'s. Requests that move money run one at a time, in order: the
 director's decision is taken on the current state and reserved, the transfer is posted, and
 a refused transfer undoes the reservation. The ledger's funds check is the last word (T-4).
+
+Every decision is stored before anyone hears it (`Durable`, T-18, docs/ARCHITECTURE.md rule
+14): a purchase with its transfer, each hand's seats and stacks with the knockouts, places,
+prizes and moves it causes, the pool, the end; a cancellation is left to the refund job.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import structlog
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
 
 from pokerroom.ledger import LedgerService
 from tournaments.bounty_book import BountyBook
@@ -32,12 +37,14 @@ from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable, paid_places
 from tournaments.director.registration import Clock, RegistrationState
 from tournaments.director.rng import Rng
+from tournaments.durable import Durable
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
 from tournaments.prize_change import PrizeChanges
 from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
 from tournaments.staff_actions import StaffActions
+from tournaments.store import CancelReason
 from tournaments.tickets import TicketOffice
 
 
@@ -52,6 +59,7 @@ class Result:
     hand_id: str
     tied: int = 1
     batch: int = 0  # knockouts placed together (one hand, or one hand-for-hand round)
+    entry_no: int = 1  # which of the player's entries finished (T-4 re-entries)
 
 
 class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
@@ -67,6 +75,8 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         on_end: Callable[[TournamentActor], None] | None = None,
         targets: Callable[[str], TournamentActor | None] | None = None,
         on_change: Callable[[TournamentActor, str], None] | None = None,
+        refunds: Callable[[], Deferred[Any]] | None = None,
+        persist: bool = True,
         tickets: TicketOffice | None = None,
     ) -> None:
         self.config = config
@@ -74,6 +84,12 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.clock = clock
         self.tid = config.tournament_id
         self.cashier = Cashier(ledger, self.tid, config.currency)
+        #: The decisions' writes (T-18); `persist=False` writes only the money (a benchmark).
+        self.durable = Durable(self, persist)
+        #: Runs the refund job now (the room's `JobService.run_now("refunds")`); a cancelled
+        #: tournament is refunded by it (T-1, T-18.1), never by the actor.
+        self.run_refunds = refunds
+        self._refunded: Deferred[Any] | None = None
         self.state = RegistrationState()
         self.status = "registering"  # registering -> running -> finished | cancelled
         self.players = players or Players()
@@ -86,6 +102,10 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.floor = Floor(
             config, clock, rng, self.players, self._knockouts, self._paid, self.players_left
         )
+        self.floor.keep = self.durable.keep_hand
+        self.floor.seated = self.durable.seated
+        self.floor.sat = self.durable.sat
+        self.players.hold_with(self.durable.recorder.hold)
         self.results: list[Result] = []
         self.alive: dict[str, int] = {}  # entry -> entry number, for players with chips
         self.chips_issued = 0
@@ -134,10 +154,25 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         return self.floor.chips_in_play()
 
     def open(self) -> None:
-        """Schedule the start (T-1); a sit-and-go starts when full instead."""
+        """Store the tournament and schedule the start (T-1); a sit-and-go starts when full."""
+        self.durable.opened()
+        self.schedule_start()
+
+    def schedule_start(self) -> None:
+        """Start at the scheduled time (at once if it passed); a sit-and-go starts when full."""
         if not self.config.sit_and_go:
             delay = max(0.0, self.settings.starts_at - self.clock.seconds())
             self._start_call = self.clock.callLater(delay, self.start)
+
+    def resumed(self) -> None:
+        """T-18: rebuilt from the stored state after a restart (`tournaments.recovery`), the
+        tournament plays on: the level clock and the stored state's heartbeat run again."""
+        self.log.info(
+            "tournament_resumed", players_left=len(self.alive), tables=len(self.floor.tables)
+        )
+        self.durable.resumed()
+        self._changed("resumed")
+        self._watch_level()
 
     # ------------------------------------------------------------------ play requests
 
@@ -166,22 +201,51 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.status = "running"
         self.log.info("tournament_started", entries=self.state.entries)
         start = self.settings.starting_stack
-        self.floor.start({player: start for player in self.alive})
+        with self.durable.batch():  # running, with every table's seats, before any hand
+            self.durable.started()
+            self.floor.start({player: start for player in self.alive})
         self._changed("start")
         self._watch_level()
 
-    def cancel(self) -> Deferred[None]:
-        """T-1/T-18.1: a tournament that never started gives every entry buy-in and fee back."""
+    def cancel(self, reason: CancelReason = CancelReason.TOO_FEW_PLAYERS) -> Deferred[Any]:
+        """T-1/T-18.1: a tournament that never started gives every entry buy-in and fee back.
+
+        The cancellation is stored, then the refund job pays it (its keys, its rows, exactly
+        once: the actor pays no refund itself); fires once the job's run is over.
+        """
         if self.status != "registering":
             raise DirectorError(errors.NOT_ALLOWED, "only a tournament not started is cancelled")
         self.status = "cancelled"
         if self._start_call is not None and self._start_call.active():
             self._start_call.cancel()
-        refunds = self.payouts.cancel_refunds()
+        why = f"cancelled before the start ({reason.value}, {self.state.entries} entries)"
+        self.log.info("tournament_cancelled", reason=reason.value, entries=self.state.entries)
+        stored = self.durable.cancelled(reason, why)
         self._changed("cancelled")
-        if self.on_end is not None:
-            self.on_end(self)
-        return refunds
+        ran = stored.addCallback(lambda _: self._refund())
+        ran.addErrback(self._refund_failed)
+        self._refunded = ran
+        return _fork(ran)
+
+    def _refund_failed(self, failure: Any) -> None:
+        """The refund run could not be made now: the job's next run pays (it is stored)."""
+        self.log.error("refund_run_failed", error=str(failure.value))
+
+    def _refund(self) -> Deferred[Any]:
+        """The refund job pays the stored cancellation; then the tournament has ended."""
+        if self.run_refunds is not None:
+            running = self.run_refunds()
+        else:  # no room around (tests, tools): run the job here, through the same ledger
+            from pokerroom.jobs.service import JobService
+
+            running = JobService(self.clock, self.cashier.ledger).run_now("refunds")
+
+        def ended(result: object) -> object:
+            if self.on_end is not None:
+                self.on_end(self)
+            return result
+
+        return running.addBoth(ended)
 
     # ------------------------------------------------------------------ knockouts and the end
 
@@ -199,6 +263,8 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             self.settings, self.state, clock, len(self.alive), self._paid()
         )
         if closed is not None:
+            if closed.state.guarantee_dropped and not self.state.guarantee_dropped:
+                self.durable.guarantee_dropped()
             self.state = closed.state  # T-5: at the money the guarantee is dropped
             self.log.info("late_registration_closed", why=closed.action)
         if self.idle():  # money in flight could still change what was collected (T-6)
@@ -219,12 +285,18 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
 
     def _finish(self, finish: Finish) -> None:
         """Record a finish; a place in the money is paid once the pool is fixed (T-7)."""
+        record = self.state.players.get(finish.entry)
+        entry_no = record.entries if record is not None else 1
+        if finish.entry in self.alive:  # the winner(s): placed, still holding the chips
+            self.durable.placed(finish.entry, entry_no, finish.place)
+        else:
+            self.durable.busted(finish.entry, entry_no, finish.place)
         prize = 0
         if self.prizes is not None and finish.place <= self.prizes.paid_places:
             prize = self.payouts.pay_place(finish.entry, finish.place, finish.tied)
         result = Result(
             finish.entry, finish.place, prize, finish.busted_by, finish.hand_id, finish.tied,
-            self._batch,
+            self._batch, entry_no,
         )  # fmt: skip
         self.results.append(result)
         self.players.finished(result)
@@ -244,9 +316,14 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.status = "finished"
         self.log.info("tournament_finished", hands=self.floor.hands, entries=self.state.entries)
         self.payouts.close()
-        self._changed("finished")
-        if self.on_end is not None:
-            self.on_end(self)
+        self.durable.finished()
+
+        def told(_: object) -> None:  # results are told once stored (rule 14)
+            self._changed("finished")
+            if self.on_end is not None:
+                self.on_end(self)
+
+        self.durable.recorder.idle().addCallback(told)
 
     # ------------------------------------------------------------------ what players are told
 
@@ -278,5 +355,25 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self._status_call = None
 
     def pending(self) -> Deferred[Any]:
-        """Fires when every transfer posted so far has settled."""
-        return self.payouts.settled()
+        """Fires when every decision so far is stored and its transfers made (and, for a
+        cancelled tournament, the refund job's run is over)."""
+        stored = self.durable.recorder.idle()
+        refunded = self._refunded
+        if refunded is None:
+            return stored
+        return stored.addCallback(lambda _: _fork(refunded))
+
+
+def _fork(source: Deferred[Any]) -> Deferred[Any]:
+    """A new Deferred with `source`'s result; `source` keeps its own."""
+    forked: Deferred[Any] = Deferred()
+
+    def fire(result: Any) -> Any:
+        if isinstance(result, Failure):
+            forked.errback(result)
+        else:
+            forked.callback(result)
+        return result
+
+    source.addBoth(fire)
+    return forked

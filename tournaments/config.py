@@ -14,6 +14,24 @@ from tournaments.satellite import SatelliteTarget
 
 
 @dataclass(frozen=True, slots=True)
+class OutageSettings:
+    """T-18: what a restart after a crash does with a tournament that was running."""
+
+    #: Back within this many minutes of the last stored state: the tournament resumes from
+    #: it; later: it is cancelled for outage and refunded by T-18. A tournament not started
+    #: whose start time passed longer ago than this is cancelled too (T-18.1).
+    resume_within_minutes: float = 10.0
+    #: After a resume the tables deal again this many seconds later (the level clock stands
+    #: still until then), so that players can reconnect first.
+    reconnect_seconds: float = 30.0
+
+    def __post_init__(self) -> None:
+        """Refuse settings that cannot work."""
+        if self.resume_within_minutes < 0 or self.reconnect_seconds < 0:
+            raise ValueError("outage: resume_within_minutes and reconnect_seconds are >= 0")
+
+
+@dataclass(frozen=True, slots=True)
 class TournamentConfig:
     """One tournament: structure, registration and money, payouts, tables and pacing."""
 
@@ -33,6 +51,7 @@ class TournamentConfig:
     bounty: BountyFormat | None = None
     #: T-16: what a cancellation does with tickets for this tournament (its rule).
     cancelled_tickets: OnCancel = OnCancel.RETURN
+    outage: OutageSettings = field(default_factory=OutageSettings)  # T-18 after a crash
 
     @property
     def tournament_id(self) -> str:
@@ -59,6 +78,7 @@ def make_config(
     max_seats: int = 9,
     between_hands_seconds: float = 3.0,
     name: str = "",
+    outage: OutageSettings | None = None,
     bounty: BountyFormat | None = None,
     ticket_refund: TicketRefund = TicketRefund.REFUSE,
     cancelled_tickets: OnCancel = OnCancel.RETURN,
@@ -101,6 +121,7 @@ def make_config(
         sit_and_go=sit_and_go,
         between_hands_seconds=between_hands_seconds,
         name=name,
+        outage=outage or OutageSettings(),
         bounty=bounty,
         cancelled_tickets=cancelled_tickets,
     )

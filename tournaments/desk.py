@@ -6,15 +6,21 @@ in the scheduler and calls its actor. Refusals keep the director's or the engine
 each player their own messages through the hub: `tournament_action_request` with their own
 view of the hand (own hole cards only, C-15), `tournament_seat` on moves (T-10) and
 `tournament_finish` (T-9). The player is the session's, never a field of the request (ARCH 8).
+What a tournament tells its players waits until the decisions before it are stored (the
+actor's recorder holds it: persist, then tell). A refunded player hears `tournament_cancelled`
+with their refund by part, once the refund job has paid it (`refunded`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Generator, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
+from sqlalchemy.engine import Connection, Engine
+from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IDelayedCall
 
+from pokerroom.ledger.db import read
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import UNSET, Frame, LegalView, WireObject
@@ -41,7 +47,7 @@ from pokerroom.protocol.tournament_messages import (
     Unregistered,
 )
 from pokerroom.server.replies import ledger_key
-from tournaments import lobby_view
+from tournaments import lobby_view, store
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
@@ -227,16 +233,22 @@ class TournamentDesk(Players):
 
     def turn(self, table: TournamentTable, entry: str) -> None:
         """`tournament_action_request`: the legal actions and the player's own view (C-15)."""
+        request = self.action_request(table, entry)
+        if request is not None:
+            self.hub.send(entry, request)
+
+    def action_request(self, table: TournamentTable, entry: str) -> TournamentActionRequest | None:
+        """The `tournament_action_request` for `entry` now (None if no one is to act)."""
         hand = table.hand
         if hand is None or hand.actor < 0:
-            return
+            return None
         session_of = getattr(self.hub, "session_of", None)
         if session_of is not None:  # T-12: a player with no session is away (the clock's grace)
             table.presence.connection(entry, session_of(entry) is not None)
         index = hand.actor
         legal = hand.legal_actions(index)
         assert legal is not None
-        request = TournamentActionRequest(
+        return TournamentActionRequest(
             tournament_id=table.tournament_id,
             hand_id=table.hand_id,
             table=table.table_id,
@@ -252,40 +264,112 @@ class TournamentDesk(Players):
                 max_raise_to=legal.max_raise_to,
             ),
         )
-        self.hub.send(entry, request)
 
     def ended(self, actor: TournamentActor) -> None:
-        """`tournament_results` (T-8) or `tournament_cancelled` (T-1) to everyone registered."""
+        """`tournament_results` (T-8) to everyone registered; a cancelled tournament's players
+        hear `tournament_cancelled` from `refunded`, with their refunds."""
         waiting = self._push_later.pop(actor.tid, None)
         if waiting is not None and waiting.active():
             waiting.cancel()
-        message: TournamentCancelled | TournamentResults
         if actor.status == "cancelled":
-            message = TournamentCancelled(
-                tournament_id=actor.tid, reason="too few entries at the start"
-            )
-        else:
-            results = sorted(actor.results, key=lambda r: (r.place, r.entry))
-            book = actor.bounties
-            won = (
-                UNSET
-                if book is None
-                else [PlayerBounty(player=p, amount=n) for p, n in sorted(book.won.items()) if n]
-            )
-            message = TournamentResults(
-                tournament_id=actor.tid,
-                prize_pool=actor.payouts.pool_total,
-                results=[
-                    TournamentPlace(player=r.entry, place=r.place, tied=r.tied, prize=r.prize)
-                    for r in results
-                ],
-                bounties=won,
-            )
+            return
+        results = sorted(actor.results, key=lambda r: (r.place, r.entry))
+        book = actor.bounties
+        won = (
+            UNSET
+            if book is None
+            else [PlayerBounty(player=p, amount=n) for p, n in sorted(book.won.items()) if n]
+        )
+        message = TournamentResults(
+            tournament_id=actor.tid,
+            prize_pool=actor.payouts.pool_total,
+            results=[
+                TournamentPlace(player=r.entry, place=r.place, tied=r.tied, prize=r.prize)
+                for r in results
+            ],
+            bounties=won,
+        )
         self.hub.send_all(sorted(actor.state.players), message)
+
+    @inlineCallbacks
+    def refunded(self, tournament_ids: Iterable[str]) -> Generator[Deferred[Any], Any, int]:
+        """T-1, T-18: the refund job paid these tournaments: each refunded player who is
+        connected hears `tournament_cancelled` with their refund by part (the others see the
+        transfers in their wallet's statement). Fires with the number of messages sent."""
+        scheduler = self.scheduler
+        if scheduler is None:
+            return 0
+        sent = 0
+        for tid in tournament_ids:
+            notices = yield scheduler.ledger.read(refund_notices, tid)
+            for player, notice in notices:
+                self.hub.send(player, notice)
+                sent += 1
+        return sent
 
     def for_tournament(self, tournament_id: str) -> TournamentPlayers:
         """The `Players` of one tournament's actor: messages name the tournament."""
         return TournamentPlayers(self, tournament_id)
+
+
+#: The reason a player reads in `tournament_cancelled`, by the stored cancel reason.
+CANCEL_REASONS = {
+    store.CancelReason.OUTAGE.value: "the server was down longer than the tournament allows (T-18)",
+    store.CancelReason.TOO_FEW_PLAYERS.value: "too few entries at the start",
+    store.CancelReason.STAFF.value: "cancelled by the staff",
+}
+#: The refund components that are the player's share of the prize pool (T-18.2, T-18.3).
+POOL_SHARES = ("pool_equal_share", "pool_chip_share", "next_prize")
+
+
+def refund_notices(
+    bind: Engine | Connection, tournament_id: str
+) -> list[tuple[str, TournamentCancelled]]:
+    """Blocking: each refunded player's `tournament_cancelled`, from the paid refund rows."""
+    return read(bind, lambda conn: _notices(conn, tournament_id))
+
+
+def _notices(conn: Connection, tournament_id: str) -> list[tuple[str, TournamentCancelled]]:
+    record = store.load_tournament(conn, tournament_id)
+    if record is None:
+        return []
+    reason = CANCEL_REASONS.get(record.cancel_reason or "", record.cancel_reason or "cancelled")
+    parts: dict[str, dict[str, int]] = {}
+    for row in store.load_refunds(conn, tournament_id):
+        if row.player != store.HOUSE_ROW and row.paid:
+            mine = parts.setdefault(row.player, {})
+            mine[row.component] = mine.get(row.component, 0) + row.amount
+    return [
+        (
+            player,
+            TournamentCancelled(
+                tournament_id=tournament_id,
+                reason=reason,
+                fee=mine.get("fee", 0),
+                buy_in=mine.get("buy_in", 0),
+                pool_share=sum(mine.get(part, 0) for part in POOL_SHARES),
+                bounty=mine.get("bounty", 0),
+                total=sum(mine.values()),
+            ),
+        )
+        for player, mine in sorted(parts.items())
+    ]
+
+
+class HeldOutbox:
+    """The hub, with each message held until the tournament's decisions before it are stored."""
+
+    def __init__(self, hub: Messenger, hold: Callable[..., None]) -> None:
+        self.hub = hub
+        self.hold = hold
+
+    def send(self, player_id: str, message: Any) -> None:
+        """One message to one player, once stored what it tells."""
+        self.hold(self.hub.send, player_id, message)
+
+    def send_all(self, players: Iterable[str], message: Any) -> None:
+        """One message to several players (the list as it is now), once stored."""
+        self.hold(self.hub.send_all, list(players), message)
 
 
 class TournamentPlayers(Players):
@@ -294,10 +378,17 @@ class TournamentPlayers(Players):
     def __init__(self, desk: TournamentDesk, tournament_id: str) -> None:
         self.desk = desk
         self.tournament_id = tournament_id
+        self.outbox: Messenger = desk.hub
+
+    def hold_with(self, hold: Callable[..., None]) -> None:
+        """Everything this tournament tells waits for its decisions to be stored (rule 14)."""
+        self.outbox = HeldOutbox(self.desk.hub, hold)
 
     def turn(self, table: TournamentTable, entry: str) -> None:
         """As the desk: `tournament_action_request`."""
-        self.desk.turn(table, entry)
+        request = self.desk.action_request(table, entry)
+        if request is not None:
+            self.outbox.send(entry, request)
 
     def moved(self, move: SeatMove) -> None:
         """`tournament_seat`: the moved player is told before their new table's next hand."""
@@ -308,11 +399,11 @@ class TournamentPlayers(Players):
             reason=move.reason.value,
             from_table=move.from_table,
         )
-        self.desk.hub.send(move.entry, seat)
+        self.outbox.send(move.entry, seat)
 
     def table_frames(self) -> TableFrames:
-        """The tables' section 6 events, through the desk's hub."""
-        return self.desk.table_frames()
+        """The tables' section 6 events, through the desk's hub (held like the rest)."""
+        return TableFrames(self.outbox, self.desk.table)
 
     def finished(self, result: Result) -> None:
         """`tournament_finish`: place, prize and who busted the player (T-9); in a bounty
@@ -326,7 +417,7 @@ class TournamentPlayers(Players):
             busted_by=list(result.busted_by),
             bounty=UNSET if book is None else book.won.get(result.entry, 0),
         )
-        self.desk.hub.send(result.entry, finish)
+        self.outbox.send(result.entry, finish)
 
     def _bounties(self) -> BountyBook | None:
         scheduler = self.desk.scheduler
@@ -351,7 +442,7 @@ class TournamentPlayers(Players):
             hand_id=hand_id or None,
         )
         told = [payment.entry, payment.source] if knockout else [payment.entry]
-        self.desk.hub.send_all(told, message)
+        self.outbox.send_all(told, message)
 
 
 def ticket_view(ticket: Ticket) -> TicketView:

@@ -11,7 +11,8 @@ tables between hands (T-10). Knockouts go to the actor through `on_knockouts`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import structlog
@@ -56,6 +57,14 @@ class Players:
         """Where the tables' protocol frames go (section 6 events); None: nowhere (bots)."""
         return None
 
+    def hold_with(self, hold: Callable[..., None]) -> None:
+        """Messages to clients go through `hold(send, *args)`: sent once every decision made
+        before them is stored (persist, then tell). Players that tell nobody ignore it."""
+
+
+def _nothing_kept(table: TournamentTable) -> AbstractContextManager[None]:
+    return nullcontext()
+
 
 class Floor(FloorControls):
     """Deals, rests, balances and breaks the tables of one tournament."""
@@ -97,8 +106,14 @@ class Floor(FloorControls):
         self._waiting_for: frozenset[int] = frozenset()
         self._round: list[Knockout] = []
         self._round_call: IDelayedCall | None = None
+        self._rounding = False  # a hand-for-hand round is being played
         self._status: LevelStatus | None = None
         self._status_until = 0.0
+        #: Storage hooks (the actor's `Durable`; T-18): around each hand's end, the seats as
+        #: drawn at the start, and a player sitting down between hands (a move, a late seat).
+        self.keep: Callable[[TournamentTable], AbstractContextManager[None]] = _nothing_kept
+        self.seated: Callable[[Sequence[TournamentTable]], None] = lambda tables: None
+        self.sat: Callable[[TournamentTable, int, str, int], None] = lambda t, s, e, c: None
         #: T-14: the bounty on a player's head, which every table shows per seat (or None).
         self.bounty_of: Callable[[str], int | None] | None = None
         self.log = structlog.get_logger("tournaments.floor").bind(
@@ -139,6 +154,7 @@ class Floor(FloorControls):
             self.config.tournament_id, self.next_table_id, self.config.max_seats, self.clock,
             self, self.rng, self.banks, self._grace,
             presence=self.presence, frames=self.players.table_frames(),
+            keep=lambda table: self.keep(table),
         )  # fmt: skip
         table.bounty_of = self.bounty_of
         self.tables[table.table_id] = table
@@ -157,8 +173,39 @@ class Floor(FloorControls):
                 table.seat(entry, seat, stacks[entry])
             table.redraw(draw_button(seats, self.rng))
         self.final_redrawn = len(self.tables) == 1
+        self.seated(list(self.tables.values()))
         for table in list(self.tables.values()):
             self._deal(table)
+
+    def restore(
+        self,
+        tables: Mapping[int, Sequence[tuple[int, str, int]]],
+        waiting: Sequence[tuple[str, int]],
+        started_at: float,
+        paused_total: float,
+        deal_in: float,
+    ) -> None:
+        """T-18 resume: every player back at their stored seat with their stored stack, a new
+        button drawn at each table (the stored state has none), the players who had paid and
+        were waiting for a seat seated as late entries; the tables deal in `deal_in` seconds."""
+        self.started_at = started_at
+        self.paused_total = paused_total
+        self._status = None
+        self.running = True
+        for table_id in sorted(tables):
+            self.next_table_id = table_id
+            table = self._new_table()
+            for seat, entry, stack in tables[table_id]:
+                table.seat(entry, seat, stack)
+            if table.seats:
+                table.redraw(draw_button(table.seats_view(), self.rng))
+        self.next_table_id = max(tables, default=0) + 1
+        self.final_redrawn = len(self.tables) == 1
+        for entry, stack in waiting:
+            self.seat_newcomer(entry, stack)
+        for table in list(self.tables.values()):
+            if table.table_id not in self._scheduled:
+                self._schedule(table, deal_in)
 
     def stop(self) -> None:
         """The tournament is over: no more hands."""
@@ -177,6 +224,7 @@ class Floor(FloorControls):
         )
         table = self._new_table() if new is not None else self.tables[seating.table_id]
         table.seat(entry, seating.seat, stack)
+        self.sat(table, seating.seat, entry, stack)
         if new is not None:
             table.redraw(seating.seat)
         self._dirty = True
@@ -247,6 +295,7 @@ class Floor(FloorControls):
             self._round_call = self.clock.callLater(self._rest(status), self._deal_round)
             return
         ready = [t for t in self.tables.values() if t.count >= 2 and not t.hand_running]
+        self._rounding = bool(ready)
         self.in_hand += len(ready)  # counted first: a hand may end while the next is dealt
         for table in ready:
             call = self._scheduled.pop(table.table_id, None)
@@ -269,11 +318,14 @@ class Floor(FloorControls):
         result = self.at_boundary(table, result)  # staff work waiting for this hand's end
         if result.knockouts:
             self._dirty = True
-        if self._h4h() or self._round:
-            # T-9/T-11: hand-for-hand, the knockouts of one round are simultaneous.
+        if self._rounding or self._h4h() or self._round:
+            # T-9/T-11: hand-for-hand, the knockouts of one round are simultaneous; a round
+            # ends as a round even when its last knockout ends hand-for-hand play (the tables
+            # that finished first are waiting for it).
             self._round.extend(result.knockouts)
             if self.in_hand:
                 return
+            self._rounding = False
             knockouts, self._round = self._round, []
             if knockouts:
                 self.on_knockouts(knockouts)
@@ -345,7 +397,9 @@ class Floor(FloorControls):
         touched: set[int] = set()
         for move in plan.moves:
             self.players.moved(move)  # `tournament_seat` first, then the new table's snapshot
-            self.tables[move.to_table].seat(move.entry, move.to_seat, chips[move.entry])
+            to_table = self.tables[move.to_table]
+            to_table.seat(move.entry, move.to_seat, chips[move.entry])
+            self.sat(to_table, move.to_seat, move.entry, chips[move.entry])
             touched.add(move.to_table)
         if plan.final_table is not None and plan.final_button is not None:
             self.tables[plan.final_table].redraw(plan.final_button)

@@ -1,8 +1,10 @@
 """The prize pool's money: overlay when the pool is fixed, prizes, rounding, refunds (T-5..T-7).
 
-Every movement is one ledger transfer with its own idempotency key; they are posted one after
-another (a prize may need the overlay to have landed in the pool first). A refused transfer is
-logged and kept in `failures` for the staff; the tournament goes on.
+Every movement is one ledger transfer with its own idempotency key, written with the store
+rows it goes with (the prize table, the prize paid to an entry) in the unit of the decision that
+made it (`Durable`, T-18), in order (a prize may need the overlay to have landed in the pool
+first). A refused transfer is logged and kept in `failures` for the staff; the tournament goes
+on. Cancellations are refunded by the refund job (pokerroom/jobs), never here.
 """
 
 from __future__ import annotations
@@ -10,10 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred, succeed
+from twisted.internet.defer import Deferred
 
 from tournaments.director import entries as director_entries
-from tournaments.director import registration as director_registration
 from tournaments.director.money import HOUSE_OVERLAY, HOUSE_ROUNDING, MoneyMove, house, prize_pool
 from tournaments.director.money import wallet as wallet_account
 from tournaments.director.payouts import prize_table, tied_prizes
@@ -35,33 +36,18 @@ class PayoutRunner:
         self.paid_total = 0
         self.rounding_total = 0
         self.failures: list[tuple[str, str]] = []
-        self._tail: Deferred[Any] = succeed(None)
         self._tied_groups: set[int] = set()
         self.seats: SeatPayer | None = None  # set for a satellite (T-8, T-16)
 
     def _post(self, moves: tuple[MoneyMove, ...], key: str, kind: str) -> None:
-        """Queue one transfer after the previous ones."""
-        cashier = self.actor.cashier
-
-        def post(_: object) -> Deferred[Any]:
-            return cashier.post(moves, key, kind)
-
-        def failed(failure: Any) -> None:
-            self.failures.append((key, str(failure.value)))
-            self.actor.log.error("transfer_failed", key=key, error=str(failure.value))
-
-        self._tail.addCallback(post)
-        self._tail.addErrback(failed)
+        """One transfer, after the previous ones (in the decision's unit)."""
+        posted = self.actor.durable.money(moves, key, kind)
+        posted.addErrback(lambda failure: self.note(key, failure))
 
     def post_then(self, moves: tuple[MoneyMove, ...], key: str, kind: str, then: Any) -> None:
-        """Queue one transfer and, once it landed, `then(transfer)` (a seat's registration)."""
-        cashier = self.actor.cashier
-
-        def post(_: object) -> Deferred[Any]:
-            return cashier.post(moves, key, kind).addCallback(then)
-
-        self._tail.addCallback(post)
-        self._tail.addErrback(lambda failure: self.note(key, failure))
+        """One transfer and, once it landed, `then(transfer)` (a seat's registration)."""
+        posted = self.actor.durable.money(moves, key, kind).addCallback(then)
+        posted.addErrback(lambda failure: self.note(key, failure))
 
     def note(self, key: str, failure: Any) -> None:
         """A refused movement, kept for the staff."""
@@ -69,15 +55,8 @@ class PayoutRunner:
         self.actor.log.error("transfer_failed", key=key, error=str(failure.value))
 
     def settled(self) -> Deferred[Any]:
-        """Fires once every queued transfer has settled."""
-        done: Deferred[Any] = Deferred()
-
-        def fire(result: object) -> object:
-            done.callback(None)
-            return result
-
-        self._tail.addBoth(fire)
-        return done
+        """Fires once every transfer so far has settled (with the decisions before it)."""
+        return self.actor.durable.recorder.idle()
 
     def fix_pool_if_final(self, clock: Clock, before: int, force: bool = False) -> None:
         """T-6: once every period has closed, the overlay tops the pool up and prizes are fixed."""
@@ -102,10 +81,13 @@ class PayoutRunner:
         else:
             actor.prizes = prize_table(state.entries, pool.total, actor.config.payouts)
         actor.log.info("prize_pool_fixed", pool=pool.total, overlay=pool.overlay)
+        actor.durable.pool_fixed(actor.prizes, pool.overlay)
         self._renumber(before)
+        if actor.results:  # places given while the field could grow are final now (T-5)
+            actor.durable.places([(r.entry, r.entry_no, r.place) for r in actor.results])
         for index, result in enumerate(actor.results):  # finishes placed before the pool was final
             if result.place <= actor.prizes.paid_places and not result.prize:
-                prize = self.pay_place(result.entry, result.place, result.tied)
+                prize = self.pay_place(result.entry, result.place, result.tied, result.entry_no)
                 actor.results[index] = replace(result, prize=prize)
 
     def _renumber(self, before: int) -> None:
@@ -137,8 +119,9 @@ class PayoutRunner:
             counter = new_before
             index = first
 
-    def pay_place(self, entry: str, place: int, tied: int) -> int:
-        """T-7: the prize of `place` (shared by `tied` players), rounded down to the cent."""
+    def pay_place(self, entry: str, place: int, tied: int, entry_no: int | None = None) -> int:
+        """T-7: the prize of `place` (shared by `tied` players), rounded down to the cent;
+        stored with its transfer as the prize of the entry (`entry_no`: the player's latest)."""
         prizes = self.actor.prizes
         assert prizes is not None
         if tied > 1:
@@ -148,13 +131,19 @@ class PayoutRunner:
                 self._rounding(rest, f"tie{place}")
         else:
             amount = prizes.prize(place)
+        if entry_no is None:
+            record = self.actor.state.players.get(entry)
+            entry_no = record.entries if record is not None else 1
         seats = self.actor.satellite_seats
         if self.seats is not None and seats is not None and place <= seats:
             self.paid_total += amount
-            return self.seats.pay_seat(entry, amount)
+            value = self.seats.pay_seat(entry, amount)
+            self.actor.durable.prize(entry, entry_no, value)
+            return value
         if amount > 0:
             move = MoneyMove("prize", prize_pool(self.tid), wallet_account(entry), amount, "")
             self._post((move,), self.actor.cashier.key("prize", entry, place), "prize")
+            self.actor.durable.prize(entry, entry_no, amount)
             self.paid_total += amount
         return amount
 
@@ -169,12 +158,3 @@ class PayoutRunner:
         rest = self.pool_total - self.paid_total - self.rounding_total
         if rest > 0:
             self._rounding(rest, "end")
-
-    def cancel_refunds(self) -> Deferred[Any]:
-        """T-1/T-18.1: buy-in and fee back to every registered player, one transfer each."""
-        actor = self.actor
-        for player, record in sorted(actor.state.players.items()):
-            key = actor.cashier.key("cancel", player, 1)
-            moves = director_registration.refund_moves(actor.settings, player, record, key)
-            self._post(moves, key, "refund")
-        return self.settled()

@@ -2,8 +2,9 @@
 
 Requests run one at a time, in order (a queue: a long run of refusals is a loop, not a
 recursion). Each takes the director's decision on the current state, reserves it, posts its
-moves as ONE ledger transfer (`Cashier`), and undoes the reservation if the ledger refuses
-(`insufficient_funds`: the ledger's funds check is the last word, T-4). A paid entry is seated
+moves as ONE ledger transfer with the entry and purchase it pays for (`Durable`: one
+transaction, T-18), and undoes the reservation if the ledger refuses (`insufficient_funds`:
+the ledger's funds check is the last word, T-4). A paid entry is seated
 at once when the tournament runs (T-5); rebuy and add-on chips go on the stack (T-4).
 """
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         RegistrationSettings,
         RegistrationState,
     )
+    from tournaments.durable import Durable
     from tournaments.floor import Floor
     from tournaments.payout_runner import PayoutRunner
     from tournaments.tickets import TicketOffice
@@ -57,6 +59,7 @@ class EntryRequests:
         state: RegistrationState
         status: str
         cashier: Cashier
+        durable: Durable
         floor: Floor
         payouts: PayoutRunner
         prizes: PrizeTable | None
@@ -104,16 +107,17 @@ class EntryRequests:
         back, T-3/T-16); its refusal refuses the transfer too.
         """
         decision = decide()
+        alive_before = decision.player in self.alive
         self.state = decision.state
         if key is None:
             key = self.cashier.key(decision.action, decision.player, decision.state.serial)
         else:
             self._keyed[key] = (decision.action, decision)
+        stored = self.durable.purchase(decision, key, alive_before)
         try:
-            if also is None:
-                yield self.cashier.post(decision.moves, key, kind)
-            else:
-                yield self.cashier.post_with(decision.moves, key, kind, also)
+            yield self.durable.money(
+                decision.moves, key, kind, stored, () if also is None else [also]
+            )
         except InsufficientFunds:
             self._forget_key(key, decision)
             undo(decision)
@@ -171,7 +175,8 @@ class EntryRequests:
             answer.callback(result)
         self._drain()
         if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
-            self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
+            with self.durable.batch():  # the overlay transfer with the prize table (T-6)
+                self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
 
     def idle(self) -> bool:
         """No money request is queued or running."""
@@ -403,6 +408,7 @@ class EntryRequests:
         table = self.floor.table_of(player) if player in self.alive else None
         if table is not None:
             table.add_chips(player, chips)
+            self.durable.chips_added(player)
             return
         self.alive[player] = self.state.players[player].entries
         self.results = [r for r in self.results if r.entry != player]

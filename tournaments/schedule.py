@@ -4,26 +4,33 @@
 starts and a new one opens, T-1) and opens each scheduled MTT `registration_open_minutes` before
 its start. It checks on a `LoopingCall` of the injected reactor (deadlines, not ticks: a late
 check still opens what is due). Actors that ended are kept in `finished` for the lobby.
+
+In `pokerroom serve` (`recover=True`) it first recovers the stored tournaments (T-18,
+`tournaments.recovery`): running ones resume or are cancelled for outage, registering ones are
+kept or cancelled; only then does it open anything (`recovered` fires once done), so a kept
+MTT is not opened twice. Cancelled tournaments are refunded by the refund job (`refunds`).
 """
 
 from __future__ import annotations
 
 import secrets
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import structlog
 from twisted.application.service import Service
+from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 
 from pokerroom.ledger import LedgerService
+from tournaments import recovery
 from tournaments.actor import TournamentActor
 from tournaments.bounty_book import bounty_format
-from tournaments.config import FORMATS, make_config
+from tournaments.config import FORMATS, OutageSettings, TournamentConfig, make_config
 from tournaments.director.bounties import BountyFormat
 from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
@@ -44,12 +51,15 @@ class ScheduleEntry:
     buy_in: int
     fee: int
     players: int = 0  # sit-and-go: starts when this many registered
-    every_minutes: int = 0  # MTT: one every this many minutes...
-    at_minute: int = 0  # ...from this minute of the (UTC) day's cycle
-    registration_open_minutes: int = 60
+    every_minutes: float = 0  # MTT: one every this many minutes...
+    at_minute: float = 0  # ...from this minute of the (UTC) day's cycle
+    registration_open_minutes: float = 60
     late_registration_levels: int = 0
     fmt: str = "freezeout"
     guarantee: int = 0
+    max_seats: int = 9
+    between_hands_seconds: float = 3.0
+    outage: OutageSettings = field(default_factory=OutageSettings)  # T-18 after a crash
     #: T-14: `bounty = { format = "deferred" | "classic" | "pko", share_bps = 5000 }`.
     bounty: BountyFormat | None = None
 
@@ -70,6 +80,7 @@ def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
             values = dict(raw)
             values["fmt"] = values.pop("format", "freezeout")
             try:
+                values["outage"] = OutageSettings(**values.get("outage", {}))
                 if "bounty" in values:
                     raw_bounty = dict(values["bounty"])
                     values["bounty"] = bounty_format(
@@ -160,6 +171,8 @@ class TournamentScheduler(Service):
         players: Players | None = None,
         currency: str = "USD",
         on_change: Callable[[TournamentActor, str], None] | None = None,
+        recover: bool = False,
+        refunds: Callable[[], Deferred[Any]] | None = None,
     ) -> None:
         self.reactor = reactor
         #: Told when a tournament opens, starts, changes level, loses players or ends (the
@@ -178,13 +191,53 @@ class TournamentScheduler(Service):
         #: The room's tickets (T-16): satellites issue them, entries use them, players list
         #: them (`tickets`); `check` also expires those due and follows cancelled targets.
         self.tickets = TicketOffice(ledger, reactor, currency)
+        self.recover = recover
+        #: Runs the refund job now (the room's JobService); cancelled tournaments need it.
+        self.refunds = refunds
+        #: Fires once the stored tournaments are recovered (at once without `recover`).
+        self.recovered: Deferred[recovery.Recovery] = succeed(recovery.Recovery())
 
     def startService(self) -> None:
         """Check the schedule now and every `CHECK_SECONDS`."""
         # Named, not super(): Twisted's Service is unannotated, and mypy's untyped_calls_exclude
         # (pyproject) matches a call by the base's name but does not see through super().
         Service.startService(self)
-        self._loop.start(self.CHECK_SECONDS, now=True)
+        if not self.recover:
+            self._loop.start(self.CHECK_SECONDS, now=True)
+            return
+        self.recovered = self._recover()
+
+        def opening(result: recovery.Recovery) -> recovery.Recovery:
+            if self.running:
+                self._loop.start(self.CHECK_SECONDS, now=True)
+            return result
+
+        self.recovered.addCallback(opening)
+
+    @inlineCallbacks
+    def _recover(self) -> Generator[Deferred[Any], Any, recovery.Recovery]:
+        """T-18 at start-up: decide each stored tournament, rebuild those that go on."""
+        now = self.reactor.seconds()
+        found: recovery.Recovery = yield self.ledger.write(recovery.decide, round(now * 1000))
+        for tid, error in found.errors:
+            log.error("tournament_not_recovered", tournament_id=tid, error=error)
+        for choice in found.choices:
+            log.info(
+                "tournament_recovered",
+                tournament_id=choice.tournament_id,
+                action=choice.action,
+                why=choice.why,
+            )
+            if choice.stored is None:
+                continue
+            actor = self._actor(choice.stored.config)
+            recovery.rebuild(actor, choice.stored, now)
+            self.actors[actor.tid] = actor
+            if self.on_change is not None:
+                self.on_change(actor, "opened")
+        if found.cancelled and self.refunds is not None:
+            self.refunds().addErrback(lambda f: log.error("refunds_failed", error=str(f.value)))
+        return found
 
     def stopService(self) -> None:
         """No more openings; every table stops dealing."""
@@ -233,12 +286,25 @@ class TournamentScheduler(Service):
             guarantee=entry.guarantee,
             sit_and_go=entry.sit_and_go,
             name=entry.name,
+            max_seats=entry.max_seats,
+            between_hands_seconds=entry.between_hands_seconds,
+            outage=entry.outage,
             bounty=entry.bounty,
         )
+        actor = self._actor(config)
+        self.actors[tid] = actor
+        actor.open()
+        log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
+        if self.on_change is not None:
+            self.on_change(actor, "opened")
+        return actor
+
+    def _actor(self, config: TournamentConfig) -> TournamentActor:
+        """A new actor for `config`, told through the desk (if any)."""
         players = self.players
         if players is not None and hasattr(players, "for_tournament"):
-            players = players.for_tournament(tid)  # the desk: messages name the tournament
-        actor = TournamentActor(
+            players = players.for_tournament(config.tournament_id)  # messages name it
+        return TournamentActor(
             config,
             self.reactor,
             self.ledger,
@@ -246,14 +312,9 @@ class TournamentScheduler(Service):
             players,
             on_end=self._ended,
             on_change=self.on_change,
+            refunds=self.refunds,
             tickets=self.tickets,
         )
-        self.actors[tid] = actor
-        actor.open()
-        log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
-        if self.on_change is not None:
-            self.on_change(actor, "opened")
-        return actor
 
     def _ended(self, actor: TournamentActor) -> None:
         """A tournament ended or was cancelled: keep it for the lobby; tell its players."""

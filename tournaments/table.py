@@ -13,6 +13,7 @@ table (docs/PROTOCOL.md section 6). Chips are not money: nothing here touches th
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 import structlog
@@ -60,6 +61,11 @@ class NoFrames:
         """Drop the message."""
 
 
+def _nothing_kept(table: TournamentTable) -> AbstractContextManager[None]:
+    """A table whose hands nobody stores (tests of the table alone)."""
+    return nullcontext()
+
+
 def wire_id(tournament_id: str, table_id: int) -> str:
     """The table's `table_id` in frames: `<tournament_id>.<table number>`."""
     return f"{tournament_id}.{table_id}"
@@ -82,6 +88,7 @@ class TournamentTable:
         *,
         presence: Presence | None = None,
         frames: TableListener | None = None,
+        keep: Callable[[TournamentTable], AbstractContextManager[None]] | None = None,
     ) -> None:
         self.tournament_id = tournament_id
         self.table_id = table_id
@@ -93,6 +100,9 @@ class TournamentTable:
         self.disconnect_grace = disconnect_grace  # T-12: seconds allowed now (0 before the bubble)
         self.presence = presence if presence is not None else Presence(sitouts)
         self.frames: TableListener = frames if frames is not None else NoFrames()
+        #: Around the end of each hand: the tournament stores the table's seats and stacks
+        #: and everything the hand causes in one unit, before anyone hears the result (T-18).
+        self.keep = keep if keep is not None else _nothing_kept
         self.seats: dict[int, str] = {}  # director seat (from 1) -> entry
         self.stacks: dict[str, int] = {}
         self.observers: set[str] = set()
@@ -200,6 +210,10 @@ class TournamentTable:
         self._broadcast("seat_left", seat=number - 1, player=entry, amount=stack)
         del self.seats[number]
         return self.stacks.pop(entry)
+
+    def kept_stack(self, entry: str) -> int:
+        """The stack as of the table's last completed hand, with chips bought since (T-18)."""
+        return self.stacks[entry] + self._pending_chips.get(entry, 0)
 
     def add_chips(self, entry: str, chips: int) -> None:
         """Rebuy or add-on chips (T-4): on the stack now, or after the hand if dealt in (C-9)."""
@@ -461,10 +475,11 @@ class TournamentTable:
             self.table_id, hand_id, self._level_index, button,
             self._start_stacks, dict(zip(order, end, strict=True)), knockouts,
         )  # fmt: skip
-        self.driver.finish()  # nothing to keep: chips are not money; tell the result now
-        now = self.clock.seconds()
-        for knockout in knockouts:
-            self._remove(knockout.entry)
-            self.presence.forget(knockout.entry, now)
-        self._start_stacks = {}
-        self.listener.hand_ended(self, result)
+        with self.keep(self):  # stored with what it causes, then told (rule 14)
+            self.driver.finish()
+            now = self.clock.seconds()
+            for knockout in knockouts:
+                self._remove(knockout.entry)
+                self.presence.forget(knockout.entry, now)
+            self._start_stacks = {}
+            self.listener.hand_ended(self, result)

@@ -286,10 +286,17 @@ class TournamentResults(ServerMessage, tag="tournament_results", frozen=True):
 
 @message
 class TournamentCancelled(ServerMessage, tag="tournament_cancelled", frozen=True):
-    """The tournament was cancelled before its start (T-1, T-18.1): buy-ins and fees refunded."""
+    """The tournament was cancelled (T-1: too few entries or the staff; T-18: an outage) and
+    your refund is paid: by part, in cents, and in all. `buy_in` comes back only before the
+    start (T-18.1); after it, `pool_share` is your share of the prize pool (T-18.2, T-18.3)."""
 
     tournament_id: str
     reason: str
+    fee: int
+    buy_in: int
+    pool_share: int
+    bounty: int
+    total: int
 
 
 @message

@@ -31,6 +31,7 @@ from twisted.internet.task import LoopingCall
 from pokerroom.admin.service import AdminService
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatService
+from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
@@ -116,12 +117,22 @@ class RoomService(MultiService):
                 currency=settings.currency,
                 players=self.desk,
                 on_change=self.desk.changed,
+                recover=True,  # T-18: stored tournaments resume or are cancelled first
+                refunds=self.refunds_now,
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
         #: Scheduled jobs (T-18 refunds) on `[jobs]` intervals; they stop before the ledger.
         self.jobs = JobService(reactor, self.ledger, settings.jobs)
         Service.setServiceParent(self.jobs, self)
+        if self.desk is not None:  # T-18: refunded players hear `tournament_cancelled`
+            desk = self.desk
+
+            def tell_refunded(report: RunReport) -> None:
+                told = desk.refunded(report.tournaments)
+                told.addErrback(lambda f: log.error("refund_notice_failed", error=str(f.value)))
+
+            self.jobs.listeners.append(tell_refunded)
         self.chat = ChatService(reactor, self.ledger, settings.chat)
         self.store = HandStore(self.ledger)
         self.policies = RoomPolicies(self.store)
@@ -202,6 +213,8 @@ class RoomService(MultiService):
         if self.admin is not None:  # bans and table holds apply before any player connects
             yield self.admin.load()
             yield self.admin.listen()
+        if self.tournaments is not None:  # T-18: resumed, kept or cancelled before listening
+            yield self.tournaments.recovered
         listening = self.reactor.listenTCP(
             self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
         )

@@ -28,8 +28,8 @@ USD = "USD"
 class Room:
     """One database, one ledger service, a clock; builds actors."""
 
-    def __init__(self, path: Path) -> None:
-        self.engine = make_engine(f"sqlite:///{path / 'room.sqlite'}")
+    def __init__(self, path: Path, url: str | None = None) -> None:
+        self.engine = make_engine(url or f"sqlite:///{path / 'room.sqlite'}")
         upgrade(self.engine)
         self.pump = Pump()
         self.clock = Clock()

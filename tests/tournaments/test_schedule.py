@@ -97,6 +97,8 @@ def test_an_mtt_without_players_is_cancelled_and_leaves_the_lobby(room: Room):
         tid = f"hourly-{int(START + 1800)}"
         assert tid in scheduler.actors
         room.clock.advance(1200)
+        cancelled = scheduler.actors.get(tid) or scheduler.finished[tid]
+        room.wait(cancelled.pending())  # stored, then refunded by the refund job (T-18.1)
         assert tid not in scheduler.actors and scheduler.finished[tid].status == "cancelled"
     finally:
         scheduler.stopService()

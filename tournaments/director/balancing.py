@@ -158,7 +158,16 @@ class TableBalancer:
                     if open_seats:
                         fair[tid] = open_seats
             if sum(len(open_seats) for open_seats in fair.values()) < len(victim.seats):
-                break  # some would land in a small blind: wait for the blinds to move
+                others = [c for tid, c in counts.items() if tid != victim.table_id]
+                if any(count >= 2 for count in others):
+                    break  # some would land in a small blind: wait for the blinds to move
+                # No other table can deal a hand, so its blinds never move: waiting would
+                # stop the tournament. T-10 "where possible": any empty seat will do.
+                fair = {
+                    tid: work[tid].open_seats()
+                    for tid, count in counts.items()
+                    if count < work[tid].max_seats and tid != victim.table_id
+                }
             moves.extend(self._scatter(victim, work, counts, fair))
             del work[victim.table_id]
             del counts[victim.table_id]
