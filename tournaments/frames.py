@@ -10,9 +10,9 @@ table (its `audience`), encoded once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from pokerroom.table.views import Message
+from pokerroom.protocol.events import ServerMessage
 from tournaments.table import TournamentTable
 
 if TYPE_CHECKING:
@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 class Outbox(Protocol):
     """What the frames need of the hub."""
 
-    def send(self, player_id: str, message: Any) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """Deliver one message to one player, if connected."""
 
-    def send_all(self, players: Iterable[str], message: Any) -> None:
+    def send_all(self, players: Iterable[str], message: ServerMessage) -> None:
         """Deliver one message to several players, encoded once."""
 
 
@@ -56,11 +56,13 @@ class TableFrames:
         self.hub = hub
         self.find = find
 
-    def send(self, player_id: str, message: Message) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """To one player (hole cards, the action request, a snapshot)."""
         self.hub.send(player_id, message)
 
-    def broadcast(self, table_id: str, message: Message, exclude: set[str] | None = None) -> None:
+    def broadcast(
+        self, table_id: str, message: ServerMessage, exclude: set[str] | None = None
+    ) -> None:
         """To everyone watching the table: its players and observers."""
         table = self.find(table_id)
         if table is not None:

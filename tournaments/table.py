@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 from twisted.internet.interfaces import IReactorTime
@@ -26,10 +26,23 @@ from pokerroom.engine.errors import EngineError
 from pokerroom.engine.hand import Hand
 from pokerroom.engine.variants import VARIANTS
 from pokerroom.protocol.errors import STILL_SEATED, ProtocolError
+from pokerroom.protocol.events import (
+    UNSET,
+    PlayerSatIn,
+    PlayerSatOut,
+    SeatLeft,
+    SeatTaken,
+    ServerMessage,
+    Snapshot,
+    SnapshotSeat,
+    TableSnapshot,
+    UnsetType,
+)
+from pokerroom.protocol.results import Empty
 from pokerroom.table import errors as codes
 from pokerroom.table.driver import SITTING_OUT, HandDriver
 from pokerroom.table.positions import ALWAYS_DEALT, ButtonState, plan_hand
-from pokerroom.table.views import Message, TableListener, message
+from pokerroom.table.views import TableListener
 from tournaments.director.eliminations import Knockout
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level
@@ -54,10 +67,12 @@ class FloorListener(Protocol):
 class NoFrames:
     """Frames to nobody: a table no client watches (simulations, benchmarks)."""
 
-    def send(self, player_id: str, message: Message) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """Drop the message."""
 
-    def broadcast(self, table_id: str, message: Message, exclude: set[str] | None = None) -> None:
+    def broadcast(
+        self, table_id: str, message: ServerMessage, exclude: set[str] | None = None
+    ) -> None:
         """Drop the message."""
 
 
@@ -195,7 +210,7 @@ class TournamentTable:
         self.seats[seat] = entry
         self.stacks[entry] = stack
         self.observers.discard(entry)
-        self._broadcast("seat_taken", seat=seat - 1, player=entry, stack=stack)
+        self._broadcast(SeatTaken(table_id=self.wire_id, seat=seat - 1, player=entry, stack=stack))
         self.frames.send(entry, self.snapshot_message(entry))
 
     def unseat(self, entry: str) -> int:
@@ -207,7 +222,9 @@ class TournamentTable:
     def _remove(self, entry: str) -> int:
         number = next(s for s, who in self.seats.items() if who == entry)
         stack = self.stacks[entry]
-        self._broadcast("seat_left", seat=number - 1, player=entry, amount=stack)
+        self._broadcast(
+            SeatLeft(table_id=self.wire_id, seat=number - 1, player=entry, amount=stack)
+        )
         del self.seats[number]
         return self.stacks.pop(entry)
 
@@ -255,16 +272,16 @@ class TournamentTable:
         now = self.clock.seconds()
         if sitting_out:
             if self.presence.sit_out(entry, self.table_id, now, ASKED):
-                self._seat_event("player_sat_out", entry, reason=ASKED)
+                self._sat_out(entry, ASKED)
         elif self.presence.sit_in(entry, now):
-            self._seat_event("player_sat_in", entry, owes=0, wait_for_bb=False)
+            self._sat_in(entry)
 
     def disconnected(self, player: str) -> None:
         """C-14, T-12: the player dropped; the clock keeps running (and a grace is due)."""
         if player in self.stacks:
             self.presence.connection(player, False)
 
-    def reconnected(self, player: str) -> dict[str, Any]:
+    def reconnected(self, player: str) -> Snapshot:
         """C-14: send the table again, and the action request if it is the player's turn."""
         if player in self.stacks:
             self.presence.connection(player, True)
@@ -274,68 +291,80 @@ class TournamentTable:
 
     # ------------------------------------------------------------------ watching (C-15)
 
-    def observe(self, player: str) -> dict[str, Any]:
+    def observe(self, player: str) -> Snapshot:
         """Start receiving the table's public frames; returns the snapshot."""
         if player not in self.stacks:
             self.observers.add(player)
         return self.snapshot(player)
 
-    def unobserve(self, player: str) -> dict[str, Any]:
+    def unobserve(self, player: str) -> Empty:
         """Stop receiving the table's frames; a seated player cannot."""
         if player in self.stacks:
             raise ProtocolError(STILL_SEATED, "you play at this table")
         self.observers.discard(player)
-        return {}
+        return Empty()
 
-    def snapshot(self, player: str) -> dict[str, Any]:
+    def snapshot(self, player: str) -> Snapshot:
         """The table as `player` may see it: public state and only their own cards (C-15)."""
         dealt = set(self.driver.players) if self.driver.hand is not None else set()
         level = self._level
         button = self.button
-        return {
-            "table_id": self.wire_id,
-            "variant": NO_LIMIT.code,
-            "max_seats": self.max_seats,
-            "blinds": [level.small_blind, level.big_blind] if level else [0, 0],
-            "currency": None,  # chips, not money
-            "buy_in": None,
-            "button": button - 1 if button is not None else None,
-            "seats": [
-                {
-                    "seat": number - 1,
-                    "player": entry,
-                    "stack": self._start_stacks.get(entry, self.stacks[entry])
+        bounty_of = self.bounty_of
+        return Snapshot(
+            table_id=self.wire_id,
+            variant=NO_LIMIT.code,
+            max_seats=self.max_seats,
+            blinds=[level.small_blind, level.big_blind] if level else [0, 0],
+            currency=None,  # chips, not money
+            buy_in=None,
+            button=button - 1 if button is not None else None,
+            seats=[
+                SnapshotSeat(
+                    seat=number - 1,
+                    player=entry,
+                    stack=self._start_stacks.get(entry, self.stacks[entry])
                     if entry in dealt
                     else self.stacks[entry],
-                    "sitting_out": self.presence.sitting_out(entry),
-                    "waiting": False,
-                    "in_hand": entry in dealt,
-                    "disconnected": entry in self.presence.disconnected,
-                    **self._bounty(entry),
-                }
+                    sitting_out=self.presence.sitting_out(entry),
+                    waiting=False,
+                    in_hand=entry in dealt,
+                    disconnected=entry in self.presence.disconnected,
+                    bounty=_or_unset(None if bounty_of is None else bounty_of(entry)),  # T-14
+                )
                 for number, entry in sorted(self.seats.items())
             ],
-            "hand": self.driver.view(player),
-            "tournament_id": self.tournament_id,
-            "ante": level.ante if level else 0,
-        }
+            hand=self.driver.view(player),
+            tournament_id=self.tournament_id,
+            ante=level.ante if level else 0,
+        )
 
-    def _bounty(self, entry: str) -> dict[str, int]:
-        """`{"bounty": cents}` at a bounty tournament's table (T-14), else nothing."""
-        bounty = None if self.bounty_of is None else self.bounty_of(entry)
-        return {} if bounty is None else {"bounty": bounty}
-
-    def snapshot_message(self, player: str) -> Message:
+    def snapshot_message(self, player: str) -> TableSnapshot:
         """The `table_snapshot` frame for one player."""
-        return message(self.wire_id, "table_snapshot", snapshot=self.snapshot(player))
+        return TableSnapshot(table_id=self.wire_id, snapshot=self.snapshot(player))
 
-    def _broadcast(self, kind: str, **fields: Any) -> None:
-        self.frames.broadcast(self.wire_id, message(self.wire_id, kind, **fields), set())
+    def _broadcast(self, message: ServerMessage) -> None:
+        self.frames.broadcast(self.wire_id, message, set())
 
-    def _seat_event(self, kind: str, entry: str, **fields: Any) -> None:
+    def _number(self, entry: str) -> int | None:
+        """The entry's seat in frames (from 0), or None if not seated here."""
         number = next((s for s, who in self.seats.items() if who == entry), None)
+        return None if number is None else number - 1
+
+    def _sat_out(self, entry: str, reason: str) -> None:
+        number = self._number(entry)
         if number is not None:
-            self._broadcast(kind, seat=number - 1, player=entry, **fields)
+            self._broadcast(
+                PlayerSatOut(table_id=self.wire_id, seat=number, player=entry, reason=reason)
+            )
+
+    def _sat_in(self, entry: str) -> None:
+        number = self._number(entry)
+        if number is not None:
+            self._broadcast(
+                PlayerSatIn(
+                    table_id=self.wire_id, seat=number, player=entry, owes=0, wait_for_bb=False
+                )
+            )
 
     # ------------------------------------------------------------------ dealing
 
@@ -395,7 +424,7 @@ class TournamentTable:
             blinds=(level.small_blind, level.big_blind),
             post_kinds={s - 1: kind for s, kind in plan.post_kinds.items()},
             action_seconds=level.action_seconds,
-            extra={"ante": level.ante if ante_kind is not AnteKind.NONE else 0},
+            ante=level.ante if ante_kind is not AnteKind.NONE else 0,
         )
         return True
 
@@ -408,7 +437,7 @@ class TournamentTable:
             return None
         return self.driver.players[hand.actor]
 
-    def act(self, entry: str, action: str, amount: int | None = None) -> dict[str, Any]:
+    def act(self, entry: str, action: str, amount: int | None = None) -> Empty:
         """`entry` folds, checks, calls, or bets/raises to `amount`; refused with a stable
         code and nothing changed (P-1). Any action clears a timeout's sit-out (T-12)."""
         if entry not in self.stacks:
@@ -420,8 +449,8 @@ class TournamentTable:
             raise ProtocolError(codes.NOT_IN_HAND, "you were not dealt into this hand")
         self.driver.act(index, action, amount)  # raises before anything changes
         if self.presence.acted(entry, self.clock.seconds()):
-            self._seat_event("player_sat_in", entry, owes=0, wait_for_bb=False)
-        return {}
+            self._sat_in(entry)
+        return Empty()
 
     # ------------------------------------------------------------------ HandTable (the driver)
 
@@ -445,7 +474,7 @@ class TournamentTable:
             return extra
         self.log.info("timed_out", hand_id=self.driver.hand_id, entry=entry)
         if self.presence.sit_out(entry, self.table_id, self.clock.seconds(), TIMEOUT):
-            self._seat_event("player_sat_out", entry, reason=TIMEOUT)
+            self._sat_out(entry, TIMEOUT)
         return 0
 
     def asked(self, index: int) -> None:
@@ -483,3 +512,8 @@ class TournamentTable:
                 self.presence.forget(knockout.entry, now)
             self._start_stacks = {}
             self.listener.hand_ended(self, result)
+
+
+def _or_unset(value: int | None) -> int | UnsetType:
+    """A value, or UNSET (left out of the frame) for None."""
+    return UNSET if value is None else value

@@ -31,6 +31,7 @@ from pokerroom.ledger.transfers import MAX_AMOUNT
 from pokerroom.protocol import errors
 from pokerroom.protocol import fields as f
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.results import CashedOut
 
 if TYPE_CHECKING:
     from pokerroom.cash import TableActor
@@ -203,8 +204,8 @@ def stand_up(actor: TableActor, player: str) -> Deferred[dict[str, Any] | None]:
     except ProtocolError:  # not seated any more (left by themselves): nothing to do
         return succeed(None)
 
-    def done(result: dict[str, Any]) -> dict[str, Any]:
-        return {"table_id": actor.table_id, "player": player, "amount": result.get("amount", 0)}
+    def done(result: CashedOut) -> dict[str, Any]:
+        return {"table_id": actor.table_id, "player": player, "amount": result.amount}
 
     return d.addCallback(done)
 

@@ -32,7 +32,8 @@ from pokerroom.admin.context import Context
 from pokerroom.admin.staff import StaffMember, find_staff, touch_login
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
-from pokerroom.protocol.errors import MAX_MESSAGE_CHARS, ProtocolError
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import ServerMessage, goodbye, ok
 from pokerroom.protocol.fields import normalize_name, text
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
 from pokerroom.protocol.messages import check_request_id
@@ -47,23 +48,6 @@ ADMIN_PROTOCOL_VERSION = 1
 PLAYER_MESSAGES = frozenset({"hello", "register", "login", "resume", "logout"})
 _NAME = text(64)
 _PASSWORD = text(1024)
-
-
-def _answer(request_id: int | str, kind: str, result: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "ok", "id": request_id, "re": kind, "result": result}
-
-
-def error_frame(error: ProtocolError, request_id: int | str | None) -> dict[str, Any]:
-    """The `error` frame of the player protocol for a refused admin request (P-1)."""
-    frame: dict[str, Any] = {
-        "type": "error",
-        "id": request_id,
-        "code": error.code,
-        "message": error.message[:MAX_MESSAGE_CHARS],
-    }
-    if error.details:
-        frame["details"] = error.details
-    return frame
 
 
 def refusal(failure: Failure) -> ProtocolError:
@@ -138,12 +122,12 @@ class AdminSession(Protocol):
         while self._queue and not self._busy and not self._closing:
             frame = self._queue.popleft()
             if isinstance(frame, ProtocolError):
-                self.send(error_frame(frame, None))
+                self.send(frame.to_message(None))
                 continue
             try:
                 request_id = check_request_id(frame.get("id"))
             except ProtocolError as exc:
-                self.send(error_frame(exc, None))
+                self.send(exc.to_message(None))
                 continue
             self._busy = True
             d = maybeDeferred(self._dispatch, frame)
@@ -157,15 +141,15 @@ class AdminSession(Protocol):
 
     def _ok(self, result: dict[str, Any], request_id: int | str, kind: str) -> None:
         try:
-            self.send(_answer(request_id, kind, result))
+            self.send(ok(request_id, kind, result))
         except (TypeError, ValueError):  # not JSON-able or larger than a frame: still answer
             self.log.error("admin_answer_too_large", request=kind)
             failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
-            self.send(error_frame(failure, request_id))
+            self.send(failure.to_message(request_id))
 
     def _refused(self, failure: Failure, request_id: int | str) -> None:
         error = refusal(failure)
-        self.send(error_frame(error, request_id))
+        self.send(error.to_message(request_id))
         if error.code == codes.STAFF_DISABLED:
             self.close(codes.STAFF_DISABLED, "this staff account is disabled")
 
@@ -272,7 +256,7 @@ class AdminSession(Protocol):
         }
 
     # -- output and timers -------------------------------------------------------------------
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage) -> None:
         """Write one message."""
         if self._closing or self.transport is None:
             return
@@ -282,7 +266,7 @@ class AdminSession(Protocol):
         """Send `goodbye` and close."""
         if self._closing or self.transport is None:
             return
-        self.transport.write(encode_frame({"type": "goodbye", "code": code, "message": message}))
+        self.transport.write(encode_frame(goodbye(code, message)))
         self._closing = True
         self.transport.loseConnection()
 

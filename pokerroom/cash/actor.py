@@ -37,10 +37,18 @@ from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
 from pokerroom.ledger.service import LedgerService
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import (
+    ServerMessage,
+    Snapshot,
+    SnapshotSeat,
+    TableHalted,
+    TableSnapshot,
+)
+from pokerroom.protocol.results import CashedOut, Empty, SatIn, Seated, ToppedUp
 from pokerroom.table.clock import ActionClock, refill_timebank, seconds_to_ms
 from pokerroom.table.driver import LEAVING, TIMEOUT, HandDriver, check_action
 from pokerroom.table.positions import ButtonState, HandPlan, plan_hand
-from pokerroom.table.views import Message, TableListener, message
+from pokerroom.table.views import TableListener
 
 HALTED = "halted"
 
@@ -105,7 +113,9 @@ class TableActor:
             config.table_id, clock=clock, rng=self.rng, listener=listener, table=self, log=self.log
         )
         #: Hand starts and settlements, paused and retried while the database is out (C-12).
-        self.pause = TablePause(clock, self._notify, lambda: self.log, self._halt)
+        self.pause = TablePause(
+            config.table_id, clock, self.broadcast, lambda: self.log, self._halt
+        )
 
     # ------------------------------------------------------------------ what others read
 
@@ -211,22 +221,17 @@ class TableActor:
 
     # ------------------------------------------------------------------ telling
 
-    def broadcast(self, msg: Message) -> None:
+    def broadcast(self, msg: ServerMessage) -> None:
         """Tell the table's audience."""
         self.listener.broadcast(self.config.table_id, msg, set())
 
-    def send(self, player_id: str, msg: Message) -> None:
+    def send(self, player_id: str, msg: ServerMessage) -> None:
         """Tell one player."""
         self.listener.send(player_id, msg)
 
-    def _notify(self, fields: dict[str, Any]) -> None:
-        """Broadcast a table event given as its fields with `type` (`table_paused`, ...)."""
-        rest = dict(fields)
-        self.broadcast(message(self.table_id, rest.pop("type"), **rest))
-
     # ------------------------------------------------------------------ watching (C-14, C-15)
 
-    def observe(self, player_id: str) -> dict[str, Any]:
+    def observe(self, player_id: str) -> Snapshot:
         """Start receiving the table's public events; returns the snapshot."""
         self.observers.add(player_id)
         self._tell_pause(player_id)
@@ -236,47 +241,46 @@ class TableActor:
         """A player who opens the table while it waits for the database hears so (C-12)."""
         notice = self.pause.notice()
         if notice is not None:
-            kind = notice.pop("type")
-            self.listener.send(player_id, message(self.table_id, kind, **notice))
+            self.listener.send(player_id, notice)
 
-    def unobserve(self, player_id: str) -> dict[str, Any]:
+    def unobserve(self, player_id: str) -> Empty:
         """Stop receiving public events; a seated player must leave first."""
         if player_id in self.roster.by_player:
             raise ProtocolError(codes.STILL_SEATED, "you sit at this table: leave first")
         self.observers.discard(player_id)
-        return {}
+        return Empty()
 
-    def snapshot(self, player_id: str) -> dict[str, Any]:
+    def snapshot(self, player_id: str) -> Snapshot:
         """The table as `player_id` may see it: public state and only their own cards (C-15);
         a result not yet kept is not in it (rule 14)."""
         cfg = self.config
         seats = [
-            {
-                "seat": s.number,
-                "player": s.player_id,
-                "stack": s.stack,
-                "sitting_out": s.sitting_out,
-                "waiting": s.waiting,
-                "in_hand": s.in_hand,
-                "disconnected": s.disconnected,
-            }
+            SnapshotSeat(
+                seat=s.number,
+                player=s.player_id,
+                stack=s.stack,
+                sitting_out=s.sitting_out,
+                waiting=s.waiting,
+                in_hand=s.in_hand,
+                disconnected=s.disconnected,
+            )
             for s in sorted(self.roster.seats.values(), key=lambda s: s.number)
         ]
-        return {
-            "table_id": cfg.table_id,
-            "variant": cfg.variant,
-            "max_seats": cfg.max_seats,
-            "blinds": [cfg.small_blind, cfg.big_blind],
-            "currency": cfg.currency,
-            "buy_in": [cfg.min_buy_in, cfg.max_buy_in],
-            "button": self.button_state.button if self.button_state else None,
-            "seats": seats,
-            "hand": self.driver.view(player_id),
-        }
+        return Snapshot(
+            table_id=cfg.table_id,
+            variant=cfg.variant,
+            max_seats=cfg.max_seats,
+            blinds=[cfg.small_blind, cfg.big_blind],
+            currency=cfg.currency,
+            buy_in=[cfg.min_buy_in, cfg.max_buy_in],
+            button=self.button_state.button if self.button_state else None,
+            seats=seats,
+            hand=self.driver.view(player_id),
+        )
 
-    def snapshot_message(self, player_id: str) -> Message:
+    def snapshot_message(self, player_id: str) -> TableSnapshot:
         """The `table_snapshot` message for one player."""
-        return message(self.table_id, "table_snapshot", snapshot=self.snapshot(player_id))
+        return TableSnapshot(table_id=self.table_id, snapshot=self.snapshot(player_id))
 
     def disconnected(self, player_id: str) -> None:
         """C-14: the seat stays and the clock keeps running."""
@@ -285,7 +289,7 @@ class TableActor:
             self.roster.seats[number].disconnected = True
             self.log.info("disconnected", player_id=player_id)
 
-    def reconnected(self, player_id: str) -> dict[str, Any]:
+    def reconnected(self, player_id: str) -> Snapshot:
         """C-14: resend the snapshot, and the action request if it is the player's turn."""
         number = self.roster.by_player.get(player_id)
         if number is not None:
@@ -300,31 +304,29 @@ class TableActor:
 
     def sit(
         self, player_id: str, seat: int | None, buy_in: int, wait_for_big_blind: bool = False
-    ) -> Deferred[dict[str, Any]]:
-        """Take a seat and buy in (C-2, C-8, C-9, C-10); fires with {seat, stack}."""
+    ) -> Deferred[Seated]:
+        """Take a seat and buy in (C-2, C-8, C-9, C-10); fires with the seat and stack."""
         return self.roster.sit(player_id, seat, buy_in, wait_for_big_blind)
 
-    def top_up(
-        self, player_id: str, amount: int, key: str | None = None
-    ) -> Deferred[dict[str, Any]]:
+    def top_up(self, player_id: str, amount: int, key: str | None = None) -> Deferred[ToppedUp]:
         """Add chips from the wallet (C-9); `key` makes a retried request move money once."""
         return self.roster.top_up(player_id, amount, key)
 
-    def sit_out(self, player_id: str) -> dict[str, Any]:
+    def sit_out(self, player_id: str) -> Empty:
         """Keep the seat, stop being dealt in (C-3)."""
         return self.roster.sit_out(player_id)
 
-    def sit_in(self, player_id: str, post: bool = True) -> dict[str, Any]:
+    def sit_in(self, player_id: str, post: bool = True) -> SatIn:
         """Come back: post what is owed, or wait for the big blind (C-4)."""
         return self.roster.sit_in(player_id, post)
 
-    def leave(self, player_id: str) -> Deferred[dict[str, Any]]:
+    def leave(self, player_id: str) -> Deferred[CashedOut]:
         """Stand up after the current hand and cash out (C-8, C-10)."""
         return self.roster.leave(player_id)
 
     # ------------------------------------------------------------------ acting (C-6, P-1)
 
-    def act(self, player_id: str, action: str, amount: int | None = None) -> dict[str, Any]:
+    def act(self, player_id: str, action: str, amount: int | None = None) -> Empty:
         """A betting action by the player whose turn it is; `amount` is the bet/raise total."""
         seat = self.roster.seat_of(player_id)
         check_action(action, amount)
@@ -337,7 +339,7 @@ class TableActor:
         if seat.timed_out and seat.sitting_out:
             self.roster.back_from_timeout(seat)  # C-6: sat out "until they act again"
         self.driver.apply(index, told, amount if told in ("bet", "raise") else None)
-        return {}
+        return Empty()
 
     def act_now_for(self, seat: Seat) -> None:
         """A leaver whose turn it is now: check if free, else fold (C-6)."""
@@ -516,4 +518,4 @@ class TableActor:
             "table_halted", step=step, error=str(failure.value), traceback=failure.getTraceback()
         )
         hand_id = self._hand_id or None
-        self.broadcast(message(self.table_id, "table_halted", step=step, hand_id=hand_id))
+        self.broadcast(TableHalted(table_id=self.table_id, step=step, hand_id=hand_id))

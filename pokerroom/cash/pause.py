@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.ledger.errors import Busy, ServiceUnavailable
 from pokerroom.ledger.faults import Backoff, first_line, is_transient
+from pokerroom.protocol.events import TablePaused, TableResumed
 
 #: Waits between a paused table's tries: short, so that it deals again within seconds of the
 #: database coming back (each try itself waits up to the ledger's `retry_seconds`).
@@ -33,12 +34,14 @@ class TablePause:
 
     def __init__(
         self,
+        table_id: str,
         clock: IReactorTime,
-        notify: Callable[[dict[str, Any]], None],
+        notify: Callable[[TablePaused | TableResumed], None],
         log: Callable[[], FilteringBoundLogger],
         halt: Callable[[str, Failure], None],
         backoff: Backoff = TABLE_BACKOFF,
     ) -> None:
+        self.table_id = table_id
         self.clock = clock
         self.notify = notify  # sends a table event to the audience
         self.halt = halt  # stops the table after a refusal for good
@@ -56,11 +59,11 @@ class TablePause:
         """Whether the table waits for the database."""
         return self.step is not None
 
-    def notice(self) -> dict[str, Any] | None:
-        """The `table_paused` fields for a player who opens the table mid-pause, else None."""
+    def notice(self) -> TablePaused | None:
+        """The `table_paused` message for a player who opens the table mid-pause, else None."""
         if self.step is None:
             return None
-        return {"type": "table_paused", "step": self.step, "since_ms": _ms(self.since)}
+        return TablePaused(table_id=self.table_id, step=self.step, since_ms=_ms(self.since))
 
     def run(
         self, step: str, attempt: Callable[[], Deferred[Any]], then: Callable[[], None]
@@ -91,7 +94,7 @@ class TablePause:
             self.log().warning(
                 "table_resumed", step=self.step, paused_seconds=paused_ms / 1000, tries=self._tries
             )
-            self.notify({"type": "table_resumed", "step": self.step, "paused_ms": paused_ms})
+            self.notify(TableResumed(table_id=self.table_id, step=self.step, paused_ms=paused_ms))
             self.step = None
             self._tries = 0
         then()

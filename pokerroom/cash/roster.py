@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import Any, Protocol
+from typing import Protocol
 
 from structlog.typing import FilteringBoundLogger
 from twisted.internet.defer import Deferred
@@ -31,8 +31,16 @@ from pokerroom.cash.seating import Seat, free_seat
 from pokerroom.cash.store import SeatRow
 from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import (
+    PlayerSatIn,
+    PlayerSatOut,
+    SeatLeft,
+    SeatTaken,
+    ServerMessage,
+    TableSnapshot,
+)
+from pokerroom.protocol.results import CashedOut, Empty, SatIn, Seated, ToppedUp
 from pokerroom.table.clock import seconds_to_ms
-from pokerroom.table.views import Message, message
 
 IDLE, STARTING, PLAYING, SETTLING = "idle", "starting", "playing", "settling"
 
@@ -72,15 +80,15 @@ class RosterTable(Protocol):
         """Where the table's hand is: idle, starting, playing or settling."""
         ...
 
-    def broadcast(self, msg: Message) -> None:
+    def broadcast(self, msg: ServerMessage) -> None:
         """Tell the table's audience."""
         ...
 
-    def send(self, player_id: str, msg: Message) -> None:
+    def send(self, player_id: str, msg: ServerMessage) -> None:
         """Tell one player."""
         ...
 
-    def snapshot_message(self, player_id: str) -> Message:
+    def snapshot_message(self, player_id: str) -> TableSnapshot:
         """The `table_snapshot` for one player."""
         ...
 
@@ -118,7 +126,7 @@ class Roster:
         self._joining: set[str] = set()
         self._topping_up: dict[str, int] = {}
         self._admitted: dict[str, AdmissionDecision] = {}
-        self._leaves: dict[str, list[Deferred[dict[str, Any]]]] = {}
+        self._leaves: dict[str, list[Deferred[CashedOut]]] = {}
         #: Players whose cash-out waits for the database, with the timer of its next try.
         self._cashing_out: dict[str, IDelayedCall | None] = {}
         self._sitout_timers: dict[str, IDelayedCall] = {}
@@ -165,12 +173,6 @@ class Roster:
             for s in sorted(self.seats.values(), key=lambda s: s.number)
         ]
 
-    def seat_event(self, kind: str, seat: Seat, **extra: Any) -> None:
-        """Tell the audience about one seat (`seat_taken`, `player_sat_out`, ...)."""
-        self.table.broadcast(
-            message(self.table_id, kind, seat=seat.number, player=seat.player_id, **extra)
-        )
-
     def restore(self, rows: tuple[SeatRow, ...]) -> None:
         """C-12: reseat the players found at start-up, with their escrow stacks."""
         for row in rows:
@@ -207,8 +209,8 @@ class Roster:
         seat: int | None,
         buy_in: int,
         wait_for_big_blind: bool = False,
-    ) -> Deferred[dict[str, Any]]:
-        """Take a seat and buy in; fires with {seat, stack} once the money has moved."""
+    ) -> Deferred[Seated]:
+        """Take a seat and buy in; fires with the seat and stack once the money has moved."""
         cfg = self.config
         if self.table.closed or self.table.staff_hold == "closed":
             raise ProtocolError(codes.TABLE_CLOSED, "the table is closed")
@@ -270,7 +272,7 @@ class Roster:
             key = f"buyin:{cfg.table_id}:{player_id}:{session}"
             return self.store.seat_player(cfg.table_id, row, cfg.currency, key)
 
-        def seated(_: None) -> dict[str, Any]:
+        def seated(_: None) -> Seated:
             decision = self._admitted.pop(player_id)
             new = Seat(
                 number=number,
@@ -286,12 +288,14 @@ class Roster:
             self.seats[number] = new
             self.by_player[player_id] = number
             self.log.info("seated", player_id=player_id, seat=number, buy_in=buy_in)
-            self.seat_event("seat_taken", new, stack=buy_in)
+            self.table.broadcast(
+                SeatTaken(table_id=self.table_id, seat=number, player=player_id, stack=buy_in)
+            )
             self.table.send(player_id, self.table.snapshot_message(player_id))
             self.table.deal_soon()
-            return {"seat": number, "stack": buy_in}
+            return Seated(seat=number, stack=buy_in)
 
-        def done(result: dict[str, Any] | Failure) -> dict[str, Any] | Failure:
+        def done(result: Seated | Failure) -> Seated | Failure:
             self._reserved.discard(number)
             self._joining.discard(player_id)
             self._admitted.pop(player_id, None)
@@ -301,9 +305,7 @@ class Roster:
 
     # ------------------------------------------------------------------ top up (C-9)
 
-    def top_up(
-        self, player_id: str, amount: int, key: str | None = None
-    ) -> Deferred[dict[str, Any]]:
+    def top_up(self, player_id: str, amount: int, key: str | None = None) -> Deferred[ToppedUp]:
         """Add chips from the wallet; during a hand they join the stack when it ends (C-9).
 
         `key` is the ledger idempotency key of a keyed request (P-2): when the ledger already
@@ -327,7 +329,7 @@ class Roster:
             key = f"topup:{self.table_id}:{player_id}:{uuid.uuid4().hex[:16]}"
         d = self.store.add_chips(self.table_id, player_id, self.config.currency, amount, key)
 
-        def added(replayed: bool) -> dict[str, Any]:
+        def added(replayed: bool) -> ToppedUp:
             if replayed:  # P-2: this key's chips were added before
                 self.log.info("top_up_replayed", player_id=player_id, amount=amount)
             elif seat.in_hand:
@@ -335,9 +337,9 @@ class Roster:
             else:
                 seat.stack += amount
             self.log.info("topped_up", player_id=player_id, amount=amount)
-            return {"stack": seat.stack, "pending": seat.pending_chips}
+            return ToppedUp(stack=seat.stack, pending=seat.pending_chips)
 
-        def done(result: dict[str, Any] | Failure) -> dict[str, Any] | Failure:
+        def done(result: ToppedUp | Failure) -> ToppedUp | Failure:
             left = self._topping_up.get(player_id, 0) - amount
             if left > 0:
                 self._topping_up[player_id] = left
@@ -351,13 +353,13 @@ class Roster:
 
     # ------------------------------------------------------------------ sit out / in (C-3, C-4)
 
-    def sit_out(self, player_id: str) -> dict[str, Any]:
+    def sit_out(self, player_id: str) -> Empty:
         """Keep the seat, stop being dealt in; stood up after `sitout_max_minutes` (C-3)."""
         seat = self.seat_of(player_id)
         if seat.sitting_out:
             raise ProtocolError(codes.ALREADY_SITTING_OUT, "you are already sitting out")
         self.sit_out_seat(seat, reason="asked")
-        return {}
+        return Empty()
 
     def sit_out_seat(self, seat: Seat, *, reason: str, announce: bool = True) -> None:
         """Sit the seat out and start its C-3 timer; tell the audience unless restoring."""
@@ -371,7 +373,11 @@ class Roster:
         )
         self.log.info("sat_out", player_id=seat.player_id, reason=reason)
         if announce:
-            self.seat_event("player_sat_out", seat, reason=reason)
+            self.table.broadcast(
+                PlayerSatOut(
+                    table_id=self.table_id, seat=seat.number, player=seat.player_id, reason=reason
+                )
+            )
 
     def _sitout_expired(self, player_id: str) -> None:
         """C-3: too long away: stand up; the chips go back to the wallet."""
@@ -382,7 +388,7 @@ class Roster:
         self.log.info("sitout_expired", player_id=player_id)
         self.request_leave(self.seats[number])
 
-    def sit_in(self, player_id: str, post: bool = True) -> dict[str, Any]:
+    def sit_in(self, player_id: str, post: bool = True) -> SatIn:
         """Come back: post what is owed next hand (post) or wait for the big blind (C-4)."""
         seat = self.seat_of(player_id)
         if not seat.sitting_out:
@@ -392,7 +398,7 @@ class Roster:
         if seat.leaving:
             raise ProtocolError(codes.LEAVING, "you are leaving this table")
         self.sit_in_seat(seat, post)
-        return {"owes": seat.owes, "wait_for_big_blind": seat.wait_for_bb}
+        return SatIn(owes=seat.owes, wait_for_big_blind=seat.wait_for_bb)
 
     def sit_in_seat(self, seat: Seat, post: bool) -> None:
         """Back in: post what is owed (`post`) or wait for the big blind (C-4)."""
@@ -405,7 +411,15 @@ class Roster:
         if seat.owes:
             seat.waiting = True
             seat.wait_for_bb = not post
-        self.seat_event("player_sat_in", seat, owes=seat.owes, wait_for_bb=seat.wait_for_bb)
+        self.table.broadcast(
+            PlayerSatIn(
+                table_id=self.table_id,
+                seat=seat.number,
+                player=seat.player_id,
+                owes=seat.owes,
+                wait_for_bb=seat.wait_for_bb,
+            )
+        )
         self.table.deal_soon()
 
     def back_from_timeout(self, seat: Seat) -> None:
@@ -414,10 +428,10 @@ class Roster:
 
     # ------------------------------------------------------------------ leave (C-8, C-10)
 
-    def leave(self, player_id: str) -> Deferred[dict[str, Any]]:
-        """Stand up after the current hand and cash out; fires with {amount, decline, ...}."""
+    def leave(self, player_id: str) -> Deferred[CashedOut]:
+        """Stand up after the current hand and cash out; fires with the amount and C-8 count."""
         seat = self.seat_of(player_id)
-        d: Deferred[dict[str, Any]] = Deferred()
+        d: Deferred[CashedOut] = Deferred()
         self._leaves.setdefault(player_id, []).append(d)
         if not seat.leaving:
             self.request_leave(seat)
@@ -478,18 +492,25 @@ class Roster:
             return  # the seat row and the escrow stay: the restart reseats the player (C-12)
         d = cash_out()
 
-        def cashed(out: CashOut) -> dict[str, Any]:
+        def cashed(out: CashOut) -> CashedOut:
             self._cashing_out.pop(seat.player_id, None)
             self._reserved.discard(seat.number)
             self.log.info(
                 "stood_up", player_id=seat.player_id, amount=out.amount, decline=out.decline_number
             )
-            self.seat_event("seat_left", seat, amount=out.amount)
-            result = {
-                "amount": out.amount,
-                "decline_number": out.decline_number,
-                "blocked_until_ms": out.blocked_until_ms,
-            }
+            self.table.broadcast(
+                SeatLeft(
+                    table_id=self.table_id,
+                    seat=seat.number,
+                    player=seat.player_id,
+                    amount=out.amount,
+                )
+            )
+            result = CashedOut(
+                amount=out.amount,
+                decline_number=out.decline_number,
+                blocked_until_ms=out.blocked_until_ms,
+            )
             for waiter in self._leaves.pop(seat.player_id, []):
                 waiter.callback(result)
             return result

@@ -24,7 +24,7 @@ from pokerroom.chat.batch import ChatLine, LineWriter
 from pokerroom.chat.filters import ChatRules, first_problem, normalise
 from pokerroom.ledger import LedgerService
 from pokerroom.ledger.db import in_transaction, read
-from pokerroom.protocol import errors
+from pokerroom.protocol import errors, events
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.server.schema import chat_lines, chat_mutes
 
@@ -140,7 +140,7 @@ class ChatService:
 
     def post(
         self, player: str, table_id: str, text: str, *, in_hand: bool, hand_running: bool
-    ) -> Deferred[dict[str, Any]]:
+    ) -> Deferred[events.ChatLine]:
         """Check a line; fires at once with the `chat` event (the line is stored in the next
         batch), or raises the reason it is refused: nothing is stored for a refused line."""
         now = self.clock.seconds()
@@ -157,14 +157,7 @@ class ChatService:
             raise ProtocolError(errors.SERVER_BUSY, "chat is busy; try again in a moment")
         self._recent.setdefault(player, deque()).append(now)
         self._last_lines.setdefault(player, deque()).append((now, normalise(text)))
-        event: dict[str, Any] = {
-            "type": "chat",
-            "table_id": table_id,
-            "player": player,
-            "text": text,
-        }
-        event["at_ms"] = at_ms
-        return succeed(event)
+        return succeed(events.ChatLine(table_id=table_id, player=player, text=text, at_ms=at_ms))
 
     def flush(self) -> Deferred[None]:
         """Fires once every accepted line so far is stored (shutdown, staff tools, tests)."""

@@ -34,8 +34,8 @@ RESULTS: dict[str, type[WireObject]] = {}
 
 _ENCODER = msgspec.json.Encoder()  # for as_dict
 
-#: What may be sent: a typed message, or a dict from a table not yet moved to typed messages.
-Frame: TypeAlias = "ServerMessage | dict[str, Any]"
+#: What may be sent: a typed message only (a hand-built dict does not type-check).
+Frame: TypeAlias = "ServerMessage"
 
 
 class WireObject(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -80,20 +80,14 @@ def result_of(*requests: str) -> Callable[[R], R]:
     return register
 
 
-def encode(value: Frame) -> bytes:
-    """One frame: compact JSON, UTF-8, newline-terminated; ValueError above MAX_FRAME.
-
-    A dict is accepted while callers move to typed messages; it encodes the same way.
-    """
+def encode(value: ServerMessage) -> bytes:
+    """One frame: compact JSON, UTF-8, newline-terminated; ValueError above MAX_FRAME."""
     return encode_frame(value)
 
 
-def frame_type(value: Frame) -> str | None:
-    """The `type` of a message, typed or (still) a dict."""
-    if isinstance(value, ServerMessage):
-        return value.name
-    kind = value.get("type")
-    return kind if isinstance(kind, str) else None
+def frame_type(value: ServerMessage) -> str:
+    """The `type` of a message (its tag)."""
+    return value.name
 
 
 def as_dict(value: ServerMessage | WireObject | dict[str, Any]) -> dict[str, Any]:
@@ -101,11 +95,6 @@ def as_dict(value: ServerMessage | WireObject | dict[str, Any]) -> dict[str, Any
     built = msgspec.json.decode(_ENCODER.encode(value))  # nested structs become dicts too
     assert isinstance(built, dict)
     return built
-
-
-def snapshot_of(value: Snapshot | dict[str, Any]) -> Snapshot:
-    """A table's snapshot as its typed definition (checked: a mismatch is ValidationError)."""
-    return value if isinstance(value, Snapshot) else msgspec.convert(value, Snapshot)
 
 
 class FrameMismatch(ValueError):

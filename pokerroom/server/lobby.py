@@ -26,7 +26,6 @@ from pokerroom.protocol.events import (
     TableSummary,
     WireObject,
     frame_type,
-    snapshot_of,
 )
 from pokerroom.protocol.messages import Request
 from pokerroom.protocol.results import (
@@ -305,7 +304,7 @@ class Lobby:
         actor = self._table(table_id)
         self._check_cap(player.name, kind, table_id)
         d = maybeDeferred(actor.observe, player.name)
-        return d.addCallback(lambda snapshot: Observed(snapshot=snapshot_of(snapshot)))
+        return d.addCallback(lambda snapshot: Observed(snapshot=snapshot))
 
     def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[Empty]:
         actor = self._table(table_id)
@@ -366,11 +365,8 @@ class Lobby:
             hand_running=bool(actor.hand_running),
         )
 
-        def send(line: dict[str, Any]) -> Empty:
-            event = ChatLine(
-                table_id=table_id, player=line["player"], text=line["text"], at_ms=line["at_ms"]
-            )
-            self.hub.broadcast(table_id, event)
+        def send(line: ChatLine) -> Empty:
+            self.hub.broadcast(table_id, line)
             return Empty()
 
         return d.addCallback(send)

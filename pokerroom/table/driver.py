@@ -22,7 +22,7 @@ Everything runs on the reactor thread; time comes from the table's `IReactorTime
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from structlog.typing import FilteringBoundLogger
 from twisted.internet.interfaces import IReactorTime
@@ -31,21 +31,31 @@ from pokerroom.engine import EngineError, Hand, HandConfig
 from pokerroom.engine import events as ev
 from pokerroom.engine.cards import RandomSource, shuffled_deck
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import (
+    UNSET,
+    ActionRequest,
+    HandEnded,
+    HandStarted,
+    HandView,
+    PotAwarded,
+    SeatStack,
+    ServerMessage,
+    TimebankStarted,
+    UnsetType,
+)
 from pokerroom.table import errors as codes
 from pokerroom.table.clock import ActionClock, seconds_to_ms
 from pokerroom.table.views import (
     Delivery,
-    Message,
     TableListener,
     event_deliveries,
     hand_view,
     legal_view,
-    message,
 )
 
 ACTIONS = ("fold", "check", "call", "bet", "raise")
-#: The engine events whose messages tell a hand's result: held until the table has kept it.
-RESULT_MESSAGES = frozenset({"pot_awarded", "hand_ended"})
+#: The messages that tell a hand's result: held until the table has kept it (rule 14).
+RESULT_MESSAGES = (PotAwarded, HandEnded)
 #: Why the table acted for a player (the `auto` field of `player_acted`).
 TIMEOUT, LEAVING, SITTING_OUT = "timeout", "leaving", "sitting_out"
 
@@ -145,12 +155,13 @@ class HandDriver:
         blinds: tuple[int, int],
         post_kinds: Mapping[int, str],
         action_seconds: float,
-        extra: Mapping[str, Any] | None = None,
+        ante: int | UnsetType = UNSET,
     ) -> Hand:
         """Shuffle (C-15), post, deal, announce `hand_started`, and ask the first player.
 
         `order[i]` and `players[i]` are engine index i's seat and player; `post_kinds` names
-        each forced bet by seat (small, big, entry); `extra` adds fields to `hand_started`.
+        each forced bet by seat (small, big, entry); `ante` (tournament tables) is told in
+        `hand_started`.
         """
         self.hand_id = hand_id
         self.order = tuple(order)
@@ -165,17 +176,16 @@ class HandDriver:
         self.log.debug("hand_started", button=button, order=list(self.order))
         stacks = config.starting_stacks
         self._broadcast(
-            message(
-                self.table_id,
-                "hand_started",
+            HandStarted(
+                table_id=self.table_id,
                 hand_id=hand_id,
                 button=button,
                 blinds=list(blinds),
                 seats=[
-                    {"seat": n, "player": p, "stack": s}
+                    SeatStack(seat=n, player=p, stack=s)
                     for n, p, s in zip(self.order, self.players, stacks, strict=True)
                 ],
-                **(extra or {}),
+                ante=ante,
             )
         )
         self._flush()
@@ -220,9 +230,8 @@ class HandDriver:
         assert legal is not None
         self.listener.send(
             self.players[index],
-            message(
-                self.table_id,
-                "action_request",
+            ActionRequest(
+                table_id=self.table_id,
                 hand_id=self.hand_id,
                 seat=self.order[index],
                 actions=legal_view(legal),
@@ -245,9 +254,8 @@ class HandDriver:
         hand = self.hand
         assert hand is not None
         self._broadcast(
-            message(
-                self.table_id,
-                "timebank_started",
+            TimebankStarted(
+                table_id=self.table_id,
                 hand_id=self.hand_id,
                 seat=self.order[hand.actor],
                 timebank_ms=remaining_ms,
@@ -356,7 +364,7 @@ class HandDriver:
 
     # ------------------------------------------------------------------ telling
 
-    def _broadcast(self, msg: Message) -> None:
+    def _broadcast(self, msg: ServerMessage) -> None:
         self.listener.broadcast(self.table_id, msg, set())
 
     def _deliver(self, delivery: Delivery) -> None:
@@ -382,7 +390,7 @@ class HandDriver:
             auto,
         )
         for delivery in deliveries:
-            if delivery.message["type"] in RESULT_MESSAGES:
+            if isinstance(delivery.message, RESULT_MESSAGES):
                 self._held.append(delivery)  # told by `finish`, once the result is kept
             else:
                 self._deliver(delivery)
@@ -411,20 +419,21 @@ class HandDriver:
 
     # ------------------------------------------------------------------ seeing
 
-    def view(self, player: str) -> dict[str, Any] | None:
+    def view(self, player: str) -> HandView | None:
         """The running hand as `player` may see it (C-15: own cards and shown cards only)."""
         hand = self.hand
         if hand is None:
             return None
-        view = hand_view(hand, self.hand_id, self.order, self.index_of(player))
+        deadline: int | UnsetType = UNSET
         if hand.actor >= 0 and self.action_clock.running:
-            view["deadline_ms"] = seconds_to_ms(self.action_clock.deadline)
+            deadline = seconds_to_ms(self.action_clock.deadline)
+        won: list[int] | None = None
         if self.over:  # the result is not kept yet: the hand as it stood before the awards
             won = [0] * len(self.order)
             for event in hand.log:
                 if isinstance(event, ev.PotAwarded):
                     for i, share in event.shares:
                         won[i] += share
-            for i, seat in enumerate(view["seats"]):
-                seat["stack"] -= won[i]
-        return view
+        return hand_view(
+            hand, self.hand_id, self.order, self.index_of(player), deadline_ms=deadline, less=won
+        )

@@ -24,6 +24,7 @@ from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.migrate import upgrade
 from pokerroom.ledger.service import LedgerService
+from pokerroom.protocol.events import ServerMessage, as_dict
 
 USD = "USD"
 
@@ -48,21 +49,23 @@ class CountingLedger(LedgerService):
 
 
 class Listener:
-    """The session layer's part: records what each player receives."""
+    """The session layer's part: records what each player receives, as the client decodes it
+    (plain dicts, `type` included)."""
 
     def __init__(self) -> None:
         self.inbox: dict[str, list[dict[str, Any]]] = {}
         self.public: list[dict[str, Any]] = []
         self.actor: TableActor | None = None
 
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
-        self.inbox.setdefault(player_id, []).append(message)
+    def send(self, player_id: str, message: ServerMessage) -> None:
+        self.inbox.setdefault(player_id, []).append(as_dict(message))
 
-    def broadcast(self, table_id: str, message: dict[str, Any], exclude: set[str] = set()) -> None:  # noqa: B006
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: set[str] = set()) -> None:  # noqa: B006
         assert self.actor is not None
-        self.public.append(message)
+        frame = as_dict(message)
+        self.public.append(frame)
         for player in self.actor.audience - exclude:
-            self.inbox.setdefault(player, []).append(message)
+            self.inbox.setdefault(player, []).append(frame)
 
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         """Public messages of one type."""

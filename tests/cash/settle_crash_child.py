@@ -29,6 +29,7 @@ from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
 from pokerroom.ledger import LedgerService, make_engine
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.transfers import move
+from pokerroom.protocol.events import ServerMessage, as_dict
 from pokerroom.table.driver import HandDriver
 from tournaments.simulation import Pump
 
@@ -42,16 +43,16 @@ class Frames:
         self.out = out
         self.actor = actor
 
-    def _write(self, to: list[str], message: dict[str, Any]) -> None:
-        self.out.write(json.dumps({"to": to, "frame": message}) + "\n")
+    def _write(self, to: list[str], message: ServerMessage) -> None:
+        self.out.write(json.dumps({"to": to, "frame": as_dict(message)}) + "\n")
         self.out.flush()
         os.fsync(self.out.fileno())
 
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """To one player."""
         self._write([player_id], message)
 
-    def broadcast(self, table_id: str, message: dict[str, Any], exclude: Any = None) -> None:
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: Any = None) -> None:
         """To the audience."""
         self._write(sorted(self.actor().audience - set(exclude or ())), message)
 

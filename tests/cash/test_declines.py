@@ -7,6 +7,7 @@ import pytest
 from pokerroom.cash import TableActor
 from pokerroom.cash.declines import decline_block_minutes, is_decline
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.results import CashedOut
 from tests.cash.conftest import Harness, play_hand, play_out
 
 MINUTE = 60
@@ -27,7 +28,7 @@ def test_what_counts_as_a_decline() -> None:  # C-8
     assert not is_decline(3, 10, others_seated=2, others_sitting_out=2)
 
 
-def hit_and_run(room: Harness, actor: TableActor, seat: int = 0) -> dict:
+def hit_and_run(room: Harness, actor: TableActor, seat: int = 0) -> CashedOut:
     """ann sits, plays one hand (after waiting for the button if she must, C-2), and leaves."""
     room.wait(actor.sit("ann", seat, 200))
     for _ in range(4):
@@ -47,10 +48,10 @@ def test_second_decline_blocks_the_blind_level_for_five_minutes(room: Harness) -
         room.fund(player)
         room.wait(one.sit(player, number, 200))
     first = hit_and_run(room, one)
-    assert (first["decline_number"], first["blocked_until_ms"]) == (1, None)
+    assert (first.decline_number, first.blocked_until_ms) == (1, None)
     second = hit_and_run(room, one)
-    until = second["blocked_until_ms"]
-    assert second["decline_number"] == 2
+    until = second.blocked_until_ms
+    assert second.decline_number == 2
     assert until == round(room.clock.seconds() * 1000) + 5 * MINUTE * 1000
     with pytest.raises(ProtocolError) as info:
         room.wait(two.sit("ann", 0, 200))
@@ -68,13 +69,13 @@ def test_declines_older_than_twelve_hours_do_not_count(room: Harness) -> None:  
     for number, player in ((2, "bob"), (4, "cat")):
         room.fund(player)
         room.wait(actor.sit(player, number, 200))
-    assert hit_and_run(room, actor)["decline_number"] == 1
+    assert hit_and_run(room, actor).decline_number == 1
     room.clock.advance(12 * 3600 + 1)
     room.drain()
     if actor.hand is not None:  # bob and cat's heads-up hand dealt as the clock jumped
         play_out(room, actor)
     result = hit_and_run(room, actor)
-    assert (result["decline_number"], result["blocked_until_ms"]) == (1, None)
+    assert (result.decline_number, result.blocked_until_ms) == (1, None)
 
 
 def test_leaving_is_not_a_decline_when_the_others_sit_out(room: Harness) -> None:  # C-8
@@ -88,13 +89,13 @@ def test_leaving_is_not_a_decline_when_the_others_sit_out(room: Harness) -> None
     play_hand(room, actor)
     actor.sit_out("bob")
     actor.sit_out("cat")
-    assert room.wait(actor.leave("ann"))["decline_number"] == 0
+    assert room.wait(actor.leave("ann")).decline_number == 0
     room.wait(actor.sit("ann", 0, 200))
     actor.sit_in("bob")
     play_hand(room, actor)
     room.wait(actor.leave("bob"))  # bob's own decline; ann is now alone with sitting-out cat
     room.wait(actor.leave("cat"))
-    assert room.wait(actor.leave("ann"))["decline_number"] == 0
+    assert room.wait(actor.leave("ann")).decline_number == 0
 
 
 def test_ten_hands_played_is_not_a_decline(room: Harness) -> None:  # C-8
@@ -107,7 +108,7 @@ def test_ten_hands_played_is_not_a_decline(room: Harness) -> None:  # C-8
     room.wait(actor.sit("ann", 0, 200))
     for _ in range(3):
         play_hand(room, actor)
-    assert room.wait(actor.leave("ann"))["decline_number"] == 0
+    assert room.wait(actor.leave("ann")).decline_number == 0
 
 
 def test_fast_fold_pools_are_exempt(room: Harness) -> None:  # C-8
@@ -117,4 +118,4 @@ def test_fast_fold_pools_are_exempt(room: Harness) -> None:  # C-8
     for number, player in ((2, "bob"), (4, "cat")):
         room.fund(player)
         room.wait(actor.sit(player, number, 200))
-    assert hit_and_run(room, actor)["decline_number"] == 0
+    assert hit_and_run(room, actor).decline_number == 0

@@ -17,6 +17,7 @@ from pokerroom.ledger.reports import check_ledger
 from pokerroom.ledger.schema import accounts
 from pokerroom.ledger.transfers import get_transfer
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.results import ToppedUp
 from tests.cash.conftest import USD, Harness, Listener, next_hand, play_hand, play_out, sit_all
 
 
@@ -52,7 +53,7 @@ def test_buy_in_limits_and_top_up_only_up_to_the_table_max(room: Harness) -> Non
     with pytest.raises(ProtocolError) as info:
         actor.top_up("ann", 51)
     assert info.value.code == "above_table_max" and info.value.details["max_add"] == 50
-    assert room.wait(actor.top_up("ann", 50)) == {"stack": 200, "pending": 0}
+    assert room.wait(actor.top_up("ann", 50)) == ToppedUp(stack=200, pending=0)
     assert room.balance(escrow("t1", "ann", USD)) == 200
 
 
@@ -79,7 +80,7 @@ def test_resitting_within_the_rathole_window_needs_what_was_taken(room: Harness)
     sit_all(room, actor, ["ann", "bob", "cat"], buy_in=150)
     play_hand(room, actor)
     took = actor.seats[0].stack
-    assert room.wait(actor.leave("ann"))["amount"] == took
+    assert room.wait(actor.leave("ann")).amount == took
     for table in (actor, other):
         with pytest.raises(ProtocolError) as info:
             room.wait(table.sit("ann", 5, took - 1))
@@ -304,6 +305,6 @@ def test_leaving_waits_for_a_top_up_in_flight(room: Harness) -> None:  # C-9 P-2
     topped = actor.top_up("ann", 50)
     left = actor.leave("ann")
     room.wait(topped)
-    assert room.wait(left)["amount"] == 150
+    assert room.wait(left).amount == 150
     assert room.balance(escrow("t1", "ann", USD)) == 0
     assert room.balance(wallet("ann", USD)) == 100_000

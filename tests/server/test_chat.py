@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from twisted.internet.task import Clock
 
@@ -10,6 +12,7 @@ from pokerroom.chat.filters import first_problem
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import ChatLine
 from tests.ledger.conftest import QueueReactor
 
 T = "nl-1"
@@ -21,7 +24,9 @@ def chat(clock: Clock, ledger: LedgerService) -> ChatService:
     return ChatService(clock, ledger, ChatRules())
 
 
-def say(reactor: QueueReactor, chat: ChatService, text: str, player: str = "alice", **kw) -> dict:
+def say(
+    reactor: QueueReactor, chat: ChatService, text: str, player: str = "alice", **kw: Any
+) -> ChatLine:
     """Post a line outside a hand; its `chat` event (the line is stored in the next batch)."""
     kw.setdefault("in_hand", False)
     kw.setdefault("hand_running", False)
@@ -41,7 +46,7 @@ def test_c13_every_line_shown_is_kept_and_a_refused_line_stores_nothing(
     """C-13: the room keeps every chat line it shows; a refused line is answered at once,
     touches no database and is only counted (ARCH 16: a flood of refusals writes nothing)."""
     event = say(reactor, chat, "good luck all")
-    assert event["type"] == "chat" and event["player"] == "alice" and event["table_id"] == T
+    assert isinstance(event, ChatLine) and (event.player, event.table_id) == ("alice", T)
     assert refused(reactor, chat, "visit www.cheapchips.com") == errors.CHAT_ADVERTISING
     for _ in range(50):
         assert refused(reactor, chat, "x" * 201) == errors.CHAT_TOO_LONG

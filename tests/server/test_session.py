@@ -9,6 +9,7 @@ from twisted.internet.task import Clock
 
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
+from pokerroom.protocol.events import Error, Goodbye, Keepalive
 from pokerroom.protocol.framing import MAX_FRAME, encode_frame
 from tests.ledger.conftest import QueueReactor
 from tests.server.harness import Room
@@ -233,7 +234,7 @@ def test_an_undeliverable_table_message_never_raises_into_the_table(room: Room) 
     """A message that cannot be encoded is logged and dropped; the caller goes on."""
     client = room.client()
     client.login("alice")
-    room.hub.send("alice", {"type": "oops", "value": object()})
-    room.hub.send("alice", {"type": "big", "pad": "x" * 70_000})
-    room.hub.send("alice", {"type": "keepalive", "server_time_ms": 1})
+    room.hub.send("alice", Error(id=None, code="oops", message="", details={"v": object()}))
+    room.hub.send("alice", Goodbye(code="big", message="x" * 70_000))
+    room.hub.send("alice", Keepalive(server_time_ms=1))
     assert [f["type"] for f in client.read()][-1] == "keepalive"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pokerroom.engine.hand import Hand
+from pokerroom.protocol.events import ServerMessage, TableEvent
 from pokerroom.protocol.framing import encode_frame
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
@@ -79,12 +80,13 @@ class TruthFrames:
         self.find = find
         self.truths = truths
 
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """To one player."""
-        self.truths[id(message)] = truth_of(self.find(message["table_id"]))
+        assert isinstance(message, TableEvent)  # a table sends table events only
+        self.truths[id(message)] = truth_of(self.find(message.table_id))
         self.inner.send(player_id, message)
 
-    def broadcast(self, table_id: str, message: dict[str, Any], exclude: Any = None) -> None:
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: Any = None) -> None:
         """To the audience."""
         self.truths[id(message)] = truth_of(self.find(table_id))
         self.inner.broadcast(table_id, message, exclude)

@@ -11,6 +11,7 @@ from twisted.internet.task import Clock
 
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.events import AntePosted, BlindPosted, Folded
+from pokerroom.protocol.events import ServerMessage, as_dict
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.knockouts import HandResult
 from tournaments.table import TournamentTable
@@ -59,11 +60,11 @@ class Frames:
         self.sent: list[tuple[str | None, dict[str, Any]]] = []
         table.frames = table.driver.listener = self
 
-    def send(self, player_id: str, message: dict[str, Any]) -> None:
-        self.sent.append((player_id, message))
+    def send(self, player_id: str, message: ServerMessage) -> None:
+        self.sent.append((player_id, as_dict(message)))
 
-    def broadcast(self, table_id: str, message: dict[str, Any], exclude: Any = None) -> None:
-        self.sent.append((None, message))
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: Any = None) -> None:
+        self.sent.append((None, as_dict(message)))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [m for _, m in self.sent if m["type"] == kind]
