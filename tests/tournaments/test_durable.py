@@ -24,7 +24,7 @@ import sqlalchemy as sa
 from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
-from pokerroom.table.views import Message
+from pokerroom.protocol.events import HandEnded, ServerMessage
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.t18_reference import paid, reference
@@ -207,18 +207,18 @@ class Frames:
     def __init__(self, bots: Telling) -> None:
         self.bots = bots
 
-    def send(self, player_id: str, message: Message) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         self.bots.hold(self._delivered, message)
 
-    def broadcast(self, table_id: str, message: Message, exclude: Any = None) -> None:
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: Any = None) -> None:
         self.bots.hold(self._delivered, message)
 
-    def _delivered(self, message: Message) -> None:
-        if message["type"] != "hand_ended":
+    def _delivered(self, message: ServerMessage) -> None:
+        if not isinstance(message, HandEnded):
             return
         bots = self.bots
         assert bots.actor is not None
-        tid, table, number = message["hand_id"].split(":")
+        tid, table, number = message.hand_id.split(":")
         hands = {
             s.hand_number
             for s in bots.room.wait(bots.room.ledger.read(_read, store.load_seats, tid))
@@ -227,7 +227,7 @@ class Frames:
         # no row left at the table: its players were moved or busted by this very hand
         # (a broken table, T-10), which is stored in the hand's own commit
         if hands and max(hands) < int(number):
-            bots.early.append(f"{message['hand_id']} told before stored ({hands})")
+            bots.early.append(f"{message.hand_id} told before stored ({hands})")
         bots.told.append("hand_ended")
 
 
