@@ -7,10 +7,10 @@ audience, `action_request` to the next player) and at a hand's start (`hand_star
 
 - **dict + json**: the message built as a dict and encoded by the json module as the server did
   (one shared `json.JSONEncoder`, compact, `ensure_ascii=False`, then UTF-8 and a newline);
-- **dict + msgspec**: the same dict through today's `encode_frame` (a table still building
-  dicts pays this);
+- **dict + msgspec**: the same dict through today's `encode_frame` (for comparison: no server
+  frame is a dict any more);
 - **typed + msgspec**: the typed definition built (`PlayerActed(...)`) and encoded by
-  `encode_frame`.
+  `encode_frame`: what every table sends.
 
 Each variant runs `count` times per round, in rotating order, for `rounds` rounds; the figure is
 the best round's CPU time of this process per frame (other processes do not count). The encoded
