@@ -79,9 +79,14 @@ def _allowed_keys(message: type[Message]) -> frozenset[str]:
     return ENVELOPE_KEYS | {field.name for field in message.fields}
 
 
-def parse_request(frame: dict[str, Any]) -> Request:
-    """Validate a decoded frame against its message; raise ProtocolError naming the problem."""
-    request_id = check_request_id(frame.get("id"))
+def parse_request(frame: dict[str, Any], request_id: int | str | None = None) -> Request:
+    """Validate a decoded frame against its message; raise ProtocolError naming the problem.
+
+    `request_id`: the frame's `id` as `check_request_id` already returned it (the session
+    checks it first, to answer even a frame that fails here); None checks it here.
+    """
+    if request_id is None:
+        request_id = check_request_id(frame.get("id"))
     kind = frame.get("type")
     message = CLIENT_MESSAGES.get(kind) if isinstance(kind, str) else None
     if message is None:

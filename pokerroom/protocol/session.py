@@ -4,11 +4,13 @@ The session frames and checks requests and hands them to the lobby with the logg
 player's id; it never takes an identity from a message (docs/ARCHITECTURE.md rule 8). Requests are
 started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so
 answers to slow requests (a `leave` waits for the hand to end) may come after later ones.
-Outbound frames go straight to the transport until it pauses us (its buffer is full): then
-they wait in a queue, and a client whose queue passes `outbound_queue_max` frames or
-`outbound_queue_max_bytes` bytes is cut off (slow_reader). The limits that keep one client
-from holding the room's memory or threads (connection caps, the login deadline, the login
-throttle) are described in docs/SECURITY.md.
+Outbound frames go straight to the transport until it pauses us (its buffer is full); on a TCP
+connection the frames of one reactor turn leave in one write (`WriteBatch`: after each
+request is handled, else at the end of the turn). While paused they wait in a queue, and a
+client whose queue passes `outbound_queue_max` frames or `outbound_queue_max_bytes` bytes is
+cut off (slow_reader). The limits that keep one client from holding the room's memory or
+threads (connection caps, the login deadline, the login throttle) are described in
+docs/SECURITY.md.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from zope.interface import implementer
 
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
-from pokerroom.protocol.direct import write_now
+from pokerroom.protocol.direct import WriteBatch, batch_for, write_now
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import Frame, Keepalive, goodbye, ok
 from pokerroom.protocol.fields import normalize_name
@@ -156,6 +158,8 @@ class RoomSession(Protocol):
         self._paused = False
         self._outbox: deque[bytes] = deque()
         self._outbox_bytes = 0
+        self._writes: WriteBatch | None = None  # TCP: this turn's frames leave in one write
+        self._batch: list[bytes] = []
         self._last_in = self._last_out = 0.0
         self._timer: IDelayedCall | None = None
         self.log = log.bind(session_id=self.session_id)
@@ -177,6 +181,7 @@ class RoomSession(Protocol):
         # Protocol.transport is typed ITransport; a TCP transport (and the tests' StringTransport)
         # is also the IConsumer that takes us as its streaming producer.
         cast(IConsumer, transport).registerProducer(self, True)
+        self._writes = batch_for(transport)
         if hasattr(transport, "setTcpNoDelay"):  # small frames: no Nagle delay
             cast(ITCPTransport, transport).setTcpNoDelay(True)
         self._last_in = self._last_out = self.clock.seconds()
@@ -195,6 +200,7 @@ class RoomSession(Protocol):
             self.gate.release(self.address)
         self._outbox.clear()
         self._outbox_bytes = 0
+        self._batch = []
         if self.player is not None and self.hub.detach(self, self.player.name):
             self.lobby.disconnected(self.player.name)
         self.log.info("disconnected")
@@ -215,6 +221,8 @@ class RoomSession(Protocol):
             return
         self._pending.extend(frames)
         self._next()
+        if self._writes is not None:  # the answers and the events they caused leave now
+            self._writes.flush()
 
     # -- requests ---------------------------------------------------------------------------
     def _next(self) -> None:
@@ -230,7 +238,7 @@ class RoomSession(Protocol):
                 continue
             self._in_flight += 1
             try:
-                result = self._dispatch(frame)
+                result = self._dispatch(frame, request_id)
             except BaseException:  # as maybeDeferred would: the error becomes the answer
                 result = fail()
             if isinstance(result, Failure):
@@ -272,11 +280,12 @@ class RoomSession(Protocol):
     def _done(self, _: object) -> None:
         self._in_flight -= 1
 
-    def _dispatch(self, frame: dict[str, Any]) -> Answer:
-        request = parse_request(frame)
-        if request.name == "ping":
+    def _dispatch(self, frame: dict[str, Any], request_id: int | str) -> Answer:
+        request = parse_request(frame, request_id)
+        name = request.message.name
+        if name == "ping":
             return Pong(server_time_ms=int(self.clock.seconds() * 1000))
-        if request.name == "hello":
+        if name == "hello":
             return self._hello(request)
         if self.client_kind is None:
             raise ProtocolError(errors.HELLO_REQUIRED, "send hello first")
@@ -291,8 +300,8 @@ class RoomSession(Protocol):
                 raise
             return d.addBoth(self._login_ended)
         if self.player is None:
-            raise ProtocolError(errors.LOGIN_REQUIRED, f"{request.name} needs a login")
-        if request.name == "logout":
+            raise ProtocolError(errors.LOGIN_REQUIRED, f"{name} needs a login")
+        if name == "logout":
             return self._logout()
         return self.lobby.handle(self.player, self.client_kind, request)
 
@@ -379,13 +388,40 @@ class RoomSession(Protocol):
         self.send_frame(encode_frame(message))
 
     def send_frame(self, frame: bytes) -> None:
-        """Write one encoded frame (a broadcast is encoded once for all its receivers)."""
+        """Write one encoded frame (a broadcast is encoded once for all its receivers); on TCP
+        it joins the frames of this reactor turn, written together by `flush`."""
         if self._closing or self.transport is None:
             return
-        self._last_out = self.clock.seconds()
-        if not self._paused:
+        if self._paused:
+            self._queue(frame)
+        elif self._writes is not None:
+            if not self._batch:
+                self._writes.add(self)
+            self._batch.append(frame)
+        else:
+            self._last_out = self.clock.seconds()
             write_now(self.transport, frame)
+
+    def flush(self) -> None:
+        """Write the frames held for this turn, in order, in one write."""
+        batch = self._batch
+        if not batch:
             return
+        self._batch = []
+        if self._closing or self.transport is None:
+            return
+        if self._paused:  # `pauseProducing` queued what it found; this is only a safety net
+            for frame in batch:
+                self._queue(frame)
+            return
+        self._last_out = self.clock.seconds()
+        write_now(self.transport, batch[0] if len(batch) == 1 else b"".join(batch))
+
+    def _queue(self, frame: bytes) -> None:
+        """Keep a frame while the transport is paused; cut off a client that does not read."""
+        if self._closing:
+            return
+        self._last_out = self.clock.seconds()
         self._outbox.append(frame)
         self._outbox_bytes += len(frame)
         if (
@@ -398,8 +434,12 @@ class RoomSession(Protocol):
             self.close(errors.SLOW_READER, "you did not read your messages; disconnected", True)
 
     def pauseProducing(self) -> None:
-        """The transport's buffer is full: queue from now on."""
+        """The transport's buffer is full: queue from now on (frames held for this turn first,
+        to keep the order)."""
         self._paused = True
+        batch, self._batch = self._batch, []
+        for frame in batch:
+            self._queue(frame)
 
     def resumeProducing(self) -> None:
         """The transport drained: write what waited, in order."""
@@ -424,7 +464,9 @@ class RoomSession(Protocol):
         if self._closing or self.transport is None:
             return
         if not abort:
+            self.flush()  # what was sent before goes before the goodbye
             self.transport.write(encode_frame(goodbye(code, message)))
+        self._batch = []
         self._closing = True
         self.log.info("closing", code=code)
         if abort and hasattr(self.transport, "abortConnection"):
