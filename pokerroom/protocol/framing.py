@@ -32,12 +32,19 @@ def _reject_constant(name: str) -> Any:
 
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """Build a JSON object, refusing a key given twice (no smuggled second `id`)."""
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
+    result = dict(pairs)
+    if len(result) < len(pairs):  # a key came twice: name the first one repeated
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
     return result
+
+
+#: The server's parser, built once (`json.loads` with a hook builds a decoder per call).
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique_object, parse_constant=_reject_constant)
+_PLAIN = json.JSONDecoder()
 
 
 def decode_frame(line: bytes, strict: bool = True) -> dict[str, Any]:
@@ -53,12 +60,9 @@ def decode_frame(line: bytes, strict: bool = True) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ProtocolError(errors.BAD_FRAME, "frame is not valid UTF-8") from None
     try:
-        if strict:
-            value = json.loads(
-                text, object_pairs_hook=_unique_object, parse_constant=_reject_constant
-            )
-        else:
-            value = json.loads(text)
+        if text.startswith("\ufeff"):  # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = (_STRICT if strict else _PLAIN).decode(text)
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(errors.BAD_FRAME, f"frame is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
@@ -111,6 +115,8 @@ class FrameDecoder:
 
     def feed(self, data: bytes) -> list[dict[str, Any] | ProtocolError]:
         """Add bytes; return the frames they complete. Raises `frame_too_large` (fatal)."""
+        if not self._buffer and data.find(NEWLINE) == len(data) - 1:
+            return self._one(data[:-1])  # one whole frame in one read: no reassembly
         self._buffer += data
         frames: list[dict[str, Any] | ProtocolError] = []
         start = 0
@@ -132,6 +138,17 @@ class FrameDecoder:
         if len(self._buffer) > self.max_frame:
             raise self._too_large()
         return frames
+
+    def _one(self, line: bytes) -> list[dict[str, Any] | ProtocolError]:
+        """The frames of a read that holds exactly one line (`line`, without its newline)."""
+        if len(line) > self.max_frame:
+            raise self._too_large()
+        if not line.strip():
+            return []
+        try:
+            return [decode_frame(line, self.strict)]
+        except ProtocolError as exc:
+            return [exc]
 
     def _too_large(self) -> ProtocolError:
         self._buffer.clear()

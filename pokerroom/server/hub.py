@@ -145,10 +145,11 @@ class Hub:
         """Deliver a public table event to the table's audience (observers and seated)."""
         if self.on_broadcast is not None:
             self.on_broadcast(table_id, message)
-        skip = set(exclude)
+        skip = set(exclude) if exclude else ()  # a hand's events exclude no one
+        sessions = self._sessions
         frame: bytes | None = None
         for player in tuple(self.audience_of(table_id)):
-            session = self._sessions.get(player)
+            session = sessions.get(player)
             if session is None or player in skip:
                 continue
             if frame is None:

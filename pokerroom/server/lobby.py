@@ -262,8 +262,11 @@ class Lobby:
     def handle(self, player: Player, client_kind: str, request: Request) -> Answer:
         """Run one request for `player`; returns the `ok` result or a Deferred of it.
 
-        A money request with a `key` runs once per player and key (P-2, `Replies`).
+        A money request with a `key` runs once per player and key (P-2, `Replies`). An `act`,
+        the request a room gets most, goes straight to its table.
         """
+        if request.message.name == "act":
+            return self._on_act(player, client_kind, **request.args)
         key = request.args.get("key")
         if key is not None and request.name in KEYED_REQUESTS:
             args = tuple(sorted((k, v) for k, v in request.args.items() if k != "key"))
