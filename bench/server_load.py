@@ -10,7 +10,8 @@ showdown). Once every bot sits (and 3 s more), the run measures for `--seconds`:
 - latency: from the moment a client sends its action to the moment the next player receives
   its `action_request` (CLOCK_MONOTONIC is shared by all processes), p50 and p99;
 - server CPU (user+system seconds per wall second), its CPU time per action and per hand
-  (robust to other load on the machine, unlike wall latency), and peak RSS;
+  (robust to other load on the machine, unlike wall latency), and peak RSS; the CPU time per
+  action split into the reactor thread's and the other threads' (the database lanes);
 - the bot processes' CPU (seconds per wall second, all workers) and the load average;
 - runqueue wait: seconds per wall second the server's (the bots') threads were ready to run
   but waited for a CPU (/proc/PID/task/*/schedstat), i.e. how oversubscribed the cores were.
@@ -141,11 +142,21 @@ def worker(port: int, first: int, count: int, pace: float, out: str) -> None:
 
 
 # -- orchestrator ---------------------------------------------------------------------------
-def cpu_split(pid: int) -> tuple[float, float]:
-    """(user, system) CPU seconds of a process, from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_split_of(stat: Path) -> tuple[float, float]:
+    """(user, system) CPU seconds from a /proc stat file (a process's or a thread's)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return int(fields[11]) / ticks, int(fields[12]) / ticks
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process, from /proc."""
+    return cpu_split_of(Path(f"/proc/{pid}/stat"))
+
+
+def reactor_cpu(pid: int) -> float:
+    """User+system CPU seconds of the process's main thread (the reactor's)."""
+    return sum(cpu_split_of(Path(f"/proc/{pid}/task/{pid}/stat")))
 
 
 def runqueue_wait(pid: int) -> float:
@@ -218,6 +229,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
     time.sleep(3.0)  # let the first hands start
     cpu0, peak = proc_stats(server.pid)
     user0, system0 = cpu_split(server.pid)
+    reactor0 = reactor_cpu(server.pid)
     bots0 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
     wait0 = runqueue_wait(server.pid)
     bots_wait0 = sum(runqueue_wait(proc.pid) for proc, _ in workers)
@@ -231,6 +243,7 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         Path(f"{out}.stop").write_text("")
     cpu1, rss = proc_stats(server.pid)
     user1, system1 = cpu_split(server.pid)
+    reactor1 = reactor_cpu(server.pid)
     bots1 = sum(sum(cpu_split(proc.pid)) for proc, _ in workers)
     wait1 = runqueue_wait(server.pid)
     bots_wait1 = sum(runqueue_wait(proc.pid) for proc, _ in workers)
@@ -272,6 +285,15 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         "server_user_sys": [round(user1 - user0, 2), round(system1 - system0, 2)],
         "server_cpu_ms_per_action": round(cpu * 1000 / acted, 3) if acted else None,
         "server_cpu_ms_per_hand": round(cpu * 1000 / len(ended), 1) if ended else None,
+        # [reactor thread, other threads (database lanes)]
+        "server_cpu_ms_per_action_split": (
+            [
+                round((reactor1 - reactor0) * 1000 / acted, 3),
+                round((cpu - (reactor1 - reactor0)) * 1000 / acted, 3),
+            ]
+            if acted
+            else None
+        ),
         "server_runqueue_wait": round((wait1 - wait0) / wall, 2),
         "bots_cpu": round((bots1 - bots0) / wall, 2),
         "bots_runqueue_wait": round((bots_wait1 - bots_wait0) / wall, 2),
