@@ -191,7 +191,7 @@ class TableActor:
 
     def _restore(self, found: Recovery) -> Recovery:
         self.hand_number = found.next_number
-        self.roster.restore(found.seats)
+        self.roster.restore(found.seats, last_transfer_id=found.last_transfer_id)
         if found.voided:
             self.log.warning("hands_voided", hands=list(found.voided))
         self.deal_soon()

@@ -13,7 +13,7 @@ from twisted.internet.defer import Deferred
 
 from pokerroom.cash import histories, memory, store
 from pokerroom.cash.memory import Admission, CashOut
-from pokerroom.cash.store import HistoryIn, Recovery, SeatRow
+from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow
 from pokerroom.ledger.service import LedgerService
 
 
@@ -33,14 +33,16 @@ class HandStore:
         """C-8 block, C-10 rathole record and C-4 memory for a player sitting down."""
         return self.ledger.write(memory.admission, player_id, stakes, table_id, now_ms)
 
-    def seat_player(self, table_id: str, row: SeatRow, currency: str, key: str) -> Deferred[None]:
-        """Write the seat and move the buy-in wallet -> escrow."""
+    def seat_player(
+        self, table_id: str, row: SeatRow, currency: str, key: str
+    ) -> Deferred[ChipsAdded]:
+        """Write the seat and move the buy-in wallet -> escrow; fires with the buy-in."""
         return self.ledger.write(store.seat_player, table_id, row, currency, key)
 
     def add_chips(
         self, table_id: str, player_id: str, currency: str, amount: int, key: str
-    ) -> Deferred[bool]:
-        """A top-up: wallet -> escrow (C-9); fires True if `key` had already moved it (P-2)."""
+    ) -> Deferred[ChipsAdded]:
+        """A top-up: wallet -> escrow (C-9); `replayed` if `key` had already moved it (P-2)."""
         return self.ledger.write(store.add_chips, table_id, player_id, currency, amount, key)
 
     def start_hand(

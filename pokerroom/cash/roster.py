@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
 
@@ -28,7 +29,7 @@ from pokerroom.cash.memory import CashOut
 from pokerroom.cash.pause import TABLE_BACKOFF
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
 from pokerroom.cash.seating import Seat, free_seat
-from pokerroom.cash.store import SeatRow
+from pokerroom.cash.store import ChipsAdded, SeatRow
 from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import (
@@ -60,6 +61,19 @@ def _ledger_error(failure: Failure) -> Failure:
     if isinstance(failure.value, ServiceUnavailable | Busy):  # an outage or load: try later
         return Failure(ProtocolError(failure.value.code, failure.value.message))
     return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
+
+
+@dataclass(slots=True)
+class SeatChips:
+    """P-2: which of its escrow's transfers a seat's stack holds. Every transfer up to
+    `counted_upto` (the buy-in, or the newest when a restart read the stacks from the escrows)
+    is in it, and so is each top-up key in `credited` since. A top-up the ledger answers as
+    `replayed` is put on the stack only if it is neither: the ledger's own retry found the
+    first try committed (its answer lost), or an earlier try of this table failed after its
+    commit. In memory only: a restart reads the stacks from the escrows again."""
+
+    counted_upto: int
+    credited: set[str] = field(default_factory=set)
 
 
 class RosterTable(Protocol):
@@ -130,6 +144,8 @@ class Roster:
         #: Players whose cash-out waits for the database, with the timer of its next try.
         self._cashing_out: dict[str, IDelayedCall | None] = {}
         self._sitout_timers: dict[str, IDelayedCall] = {}
+        #: Seat session -> what its stack holds of its escrow's transfers (P-2).
+        self._chips: dict[str, SeatChips] = {}
 
     @property
     def log(self) -> FilteringBoundLogger:
@@ -173,9 +189,11 @@ class Roster:
             for s in sorted(self.seats.values(), key=lambda s: s.number)
         ]
 
-    def restore(self, rows: tuple[SeatRow, ...]) -> None:
-        """C-12: reseat the players found at start-up, with their escrow stacks."""
+    def restore(self, rows: tuple[SeatRow, ...], *, last_transfer_id: int) -> None:
+        """C-12: reseat the players found at start-up, with their escrow stacks (which hold
+        every transfer up to `last_transfer_id`, P-2)."""
         for row in rows:
+            self._chips[row.session] = SeatChips(last_transfer_id)
             seat = Seat(
                 number=row.seat,
                 player_id=row.player_id,
@@ -243,7 +261,7 @@ class Roster:
         session = uuid.uuid4().hex[:16]
         d = self.policies.admission(player_id, cfg, now)
 
-        def admitted(decision: AdmissionDecision) -> Deferred[None]:
+        def admitted(decision: AdmissionDecision) -> Deferred[ChipsAdded]:
             if decision.blocked_until_ms is not None:  # C-8
                 raise ProtocolError(
                     codes.BLOCKED,
@@ -272,8 +290,9 @@ class Roster:
             key = f"buyin:{cfg.table_id}:{player_id}:{session}"
             return self.store.seat_player(cfg.table_id, row, cfg.currency, key)
 
-        def seated(_: None) -> Seated:
+        def seated(buy_in_moved: ChipsAdded) -> Seated:
             decision = self._admitted.pop(player_id)
+            self._chips[session] = SeatChips(buy_in_moved.transfer_id)
             new = Seat(
                 number=number,
                 player_id=player_id,
@@ -308,8 +327,10 @@ class Roster:
     def top_up(self, player_id: str, amount: int, key: str | None = None) -> Deferred[ToppedUp]:
         """Add chips from the wallet; during a hand they join the stack when it ends (C-9).
 
-        `key` is the ledger idempotency key of a keyed request (P-2): when the ledger already
-        holds that transfer (a retry), no chips are added and the stack as it is answers.
+        `key` is the ledger idempotency key of a keyed request (P-2): a retry whose chips the
+        stack holds already adds none and answers with the stack as it is; a transfer the
+        ledger holds but the stack does not (the first try's answer was lost) adds its chips
+        once (`SeatChips`).
         """
         seat = self.seat_of(player_id)
         if not _is_amount(amount):
@@ -329,14 +350,20 @@ class Roster:
             key = f"topup:{self.table_id}:{player_id}:{uuid.uuid4().hex[:16]}"
         d = self.store.add_chips(self.table_id, player_id, self.config.currency, amount, key)
 
-        def added(replayed: bool) -> ToppedUp:
-            if replayed:  # P-2: this key's chips were added before
+        def added(moved: ChipsAdded) -> ToppedUp:
+            chips = self._chips.setdefault(seat.session, SeatChips(moved.transfer_id))
+            if key in chips.credited or (
+                moved.replayed and moved.transfer_id <= chips.counted_upto
+            ):
+                # P-2: a retry: the stack holds these chips already
                 self.log.info("top_up_replayed", player_id=player_id, amount=amount)
-            elif seat.in_hand:
+                return ToppedUp(stack=seat.stack, pending=seat.pending_chips)
+            chips.credited.add(key)
+            if seat.in_hand:
                 seat.pending_chips += amount
             else:
                 seat.stack += amount
-            self.log.info("topped_up", player_id=player_id, amount=amount)
+            self.log.info("topped_up", player_id=player_id, amount=amount, replayed=moved.replayed)
             return ToppedUp(stack=seat.stack, pending=seat.pending_chips)
 
         def done(result: ToppedUp | Failure) -> ToppedUp | Failure:
@@ -494,6 +521,7 @@ class Roster:
 
         def cashed(out: CashOut) -> CashedOut:
             self._cashing_out.pop(seat.player_id, None)
+            self._chips.pop(seat.session, None)
             self._reserved.discard(seat.number)
             self.log.info(
                 "stood_up", player_id=seat.player_id, amount=out.amount, decline=out.decline_number

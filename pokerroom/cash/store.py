@@ -25,7 +25,7 @@ from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.db import in_transaction, read
 from pokerroom.ledger.errors import UnknownAccount
 from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind, house, wallet
-from pokerroom.ledger.schema import accounts, metadata, postings
+from pokerroom.ledger.schema import accounts, journal, metadata, postings
 
 STARTED, SETTLED, VOID = "started", "settled", "void"
 
@@ -177,13 +177,27 @@ class SeatRow:
 
 @dataclass(frozen=True, slots=True)
 class Recovery:
-    """What a (re)starting table finds: voided and settled hands, its seats, next hand number."""
+    """What a (re)starting table finds: voided and settled hands, its seats, next hand number.
+
+    `last_transfer_id` is the newest ledger transfer when the seats' stacks were read from their
+    escrows: a top-up whose transfer is not newer is in its seat's stack already (P-2).
+    """
 
     voided: tuple[str, ...]
     settled: tuple[str, ...]
     seats: tuple[SeatRow, ...]
     next_number: int
     returned: tuple[tuple[str, int], ...] = ()  # escrows without a seat, paid back
+    last_transfer_id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsAdded:
+    """A buy-in or top-up as the ledger holds it: its transfer, and whether an earlier call
+    with the same key had made it (`replayed`: nothing moved now, P-2)."""
+
+    transfer_id: int
+    replayed: bool
 
 
 def _seat_values(table_id: str, row: SeatRow) -> dict[str, Any]:
@@ -195,7 +209,9 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
 
     def work(
         conn: Connection,
-    ) -> tuple[list[str], list[str], Sequence[sa.Row[*tuple[Any, ...]]], int]:
+    ) -> tuple[list[str], list[str], Sequence[sa.Row[*tuple[Any, ...]]], int, int]:
+        # Read first: every transfer up to it is in the escrow balances read below (P-2).
+        last_transfer = conn.execute(sa.select(sa.func.max(journal.c.id))).scalar() or 0
         open_hands = conn.execute(
             sa.select(cash_hands.c.id, cash_hands.c.result).where(
                 cash_hands.c.table_id == table_id, cash_hands.c.status == STARTED
@@ -221,9 +237,9 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
         number = conn.execute(
             sa.select(sa.func.max(cash_hands.c.number)).where(cash_hands.c.table_id == table_id)
         ).scalar()
-        return voided, settled, rows, (number or 0) + 1
+        return voided, settled, rows, (number or 0) + 1, last_transfer
 
-    voided, settled, rows, next_number = in_transaction(engine, work)
+    voided, settled, rows, next_number, last_transfer = in_transaction(engine, work)
     seats = []
     seen: set[str] = set()
     for r in rows:
@@ -241,7 +257,9 @@ def recover_table(engine: Engine, table_id: str, currency: str) -> Recovery:
         values = {k: getattr(r, k) for k in SeatRow.__slots__ if k != "stack"}
         seats.append(SeatRow(stack=balance, **values))
     returned = _return_orphans(engine, table_id, currency, {s.player_id for s in seats})
-    return Recovery(tuple(voided), tuple(settled), tuple(seats), next_number, returned)
+    return Recovery(
+        tuple(voided), tuple(settled), tuple(seats), next_number, returned, last_transfer
+    )
 
 
 def _return_orphans(
@@ -286,10 +304,10 @@ def delete_seat(conn: Connection, table_id: str, seat: int) -> None:
     )
 
 
-def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key: str) -> None:
+def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key: str) -> ChipsAdded:
     """Write the seat, then move the buy-in wallet -> seat escrow; undo the seat on failure.
 
-    Idempotent: the seat row is rewritten and the buy-in is one keyed move.
+    Idempotent: the seat row is rewritten and the buy-in is one keyed move (its transfer).
     """
 
     def write_seat(conn: Connection) -> None:
@@ -298,7 +316,7 @@ def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key:
 
     in_transaction(engine, write_seat)
     try:
-        add_chips(engine, table_id, row.player_id, currency, row.stack, key)
+        return add_chips(engine, table_id, row.player_id, currency, row.stack, key)
     except Exception:
         # In an outage the undo fails too; a seat row without escrow money is dropped when
         # the table next starts (C-12), and a retry rewrites the row anyway.
@@ -309,10 +327,10 @@ def seat_player(engine: Engine, table_id: str, row: SeatRow, currency: str, key:
 
 def add_chips(
     engine: Engine, table_id: str, player_id: str, currency: str, amount: int, key: str
-) -> bool:
-    """A buy-in or top-up: one keyed move wallet -> seat escrow (C-9, P-2); True if the key
-    had already moved it (nothing moved now)."""
-    return transfers.move(
+) -> ChipsAdded:
+    """A buy-in or top-up: one keyed move wallet -> seat escrow (C-9, P-2); `replayed` if the
+    key had already moved it (nothing moved now)."""
+    moved = transfers.move(
         engine,
         key=key,
         kind=TransferKind.BUY_IN,
@@ -321,7 +339,8 @@ def add_chips(
         destination=escrow(table_id, player_id, currency),
         amount=amount,
         reference=f"table:{table_id}",
-    ).replayed
+    )
+    return ChipsAdded(moved.id, moved.replayed)
 
 
 def start_hand(

@@ -75,14 +75,18 @@ class Listener:
 class Harness:
     """One room database, one ledger, any number of tables."""
 
-    def __init__(self, path: Path, seed: int = 2) -> None:
-        self.url = f"sqlite:///{path / 'room.sqlite'}"
+    def __init__(
+        self, path: Path, seed: int = 2, *, url: str | None = None, retries: bool = False
+    ) -> None:
+        """A SQLite room database under `path` (or the database at `url`); `retries`: the
+        ledger retries transient failures on the fake clock (advance it to let them run)."""
+        self.url = url or f"sqlite:///{path / 'room.sqlite'}"
         self.engine = make_engine(self.url)
         upgrade(self.engine)
         self.pump = Pump()
         self.clock = Clock()
         self.clock.advance(1_800_000_000)  # a realistic epoch for ms timestamps
-        self.ledger = CountingLedger(self.pump, self.engine)
+        self.ledger = CountingLedger(self.pump, self.engine, clock=self.clock if retries else None)
         self.ledger.startService()
         self.store = HandStore(self.ledger)
         self.policies = RoomPolicies(self.store)
@@ -156,6 +160,7 @@ class Harness:
 
     def close(self) -> None:
         self.ledger.stopService()
+        self.engine.dispose()
 
 
 @pytest.fixture
