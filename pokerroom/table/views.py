@@ -10,7 +10,7 @@ hole cards are only ever addressed to their holder (C-15).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple, Protocol, TypeAlias, assert_never
+from typing import NamedTuple, Protocol, assert_never
 
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
@@ -19,18 +19,15 @@ from pokerroom.protocol import events as wire
 from pokerroom.protocol.events import UNSET, ServerMessage, UnsetType
 from pokerroom.protocol.results import Empty
 
-#: What a table sends: one typed server message.
-Message: TypeAlias = ServerMessage
-
 
 class TableListener(Protocol):
     """The session layer's side: deliver table messages to players (docs/design/room.md)."""
 
-    def send(self, player_id: str, message: Message) -> None:
+    def send(self, player_id: str, message: ServerMessage) -> None:
         """Deliver `message` to one player."""
         ...
 
-    def broadcast(self, table_id: str, message: Message, exclude: set[str] = ...) -> None:
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: set[str] = ...) -> None:
         """Deliver `message` to the table's audience (its `audience` set) except `exclude`."""
         ...
 
