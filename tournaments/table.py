@@ -409,6 +409,8 @@ class TournamentTable:
             blinds_or_straddles=plan.blinds,
             antes=antes,
             min_bet=level.big_blind,
+            # Classic antes are live money: a player all in for the ante can win the antes.
+            ante_trimming=ante_kind is AnteKind.CLASSIC,
         )
         self.hands_played += 1
         self._order_seats = list(plan.order)
