@@ -8,6 +8,7 @@ import sqlalchemy as sa
 def all_metadata() -> list[sa.MetaData]:
     """The MetaData of the ledger (with the cash tables on it), server, staff, tournaments, jobs."""
     import pokerroom.cash.store  # noqa: F401  (declares the cash tables on the ledger's metadata)
+    import tournaments.stake_store  # noqa: F401  (staking and deal tables on the tournaments')
     from pokerroom.admin.schema import metadata as admin_metadata
     from pokerroom.jobs.schema import metadata as jobs_metadata
     from pokerroom.ledger.schema import metadata as ledger_metadata

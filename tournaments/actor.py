@@ -44,6 +44,7 @@ from tournaments.prize_change import PrizeChanges
 from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
 from tournaments.staff_actions import StaffActions
+from tournaments.stakes import Stakes
 from tournaments.store import CancelReason
 from tournaments.tickets import TicketOffice
 
@@ -122,6 +123,8 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             find = targets or (lambda tournament_id: None)
             self.payouts.seats = SeatPayer(self.payouts, config.satellite, find, self.tickets)
         self._init_requests()
+        #: T-17: offers and stakes of players' action, and the buyers' parts of what sellers win.
+        self.stakes = Stakes(self)
         self._placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
         self._start_call: Any = None
@@ -203,6 +206,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         start = self.settings.starting_stack
         with self.durable.batch():  # running, with every table's seats, before any hand
             self.durable.started()
+            self.stakes.started()  # T-17: offers close; each seller is paid their escrow
             self.floor.start({player: start for player in self.alive})
         self._changed("start")
         self._watch_level()
@@ -294,6 +298,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         prize = 0
         if self.prizes is not None and finish.place <= self.prizes.paid_places:
             prize = self.payouts.pay_place(finish.entry, finish.place, finish.tied)
+        self.stakes.result(finish.entry)  # T-17: a held escrow is the seller's at their result
         result = Result(
             finish.entry, finish.place, prize, finish.busted_by, finish.hand_id, finish.tied,
             self._batch, entry_no,

@@ -208,19 +208,27 @@ class BountyBook:
             totals=totals,
             won=touched,
         )
-        moves = rules.bounty_moves(self.actor.tid, settlement)
         key = self.actor.cashier.key("bounty", "settlement", settlement.state.serial)
-        posted = self._post(moves, key, op)
+        moves: Sequence[Any] = rules.bounty_moves(self.actor.tid, settlement)
+        shared: list[Any] = []
+        stakes = getattr(self.actor, "stakes", None)
+        if stakes is not None:  # T-17: a seller's bounty shared with their buyers, same transfer
+            moves, shared = stakes.share(moves, key, "bounty")
+        posted = self._post(moves, key, op, shared)
         posted.addCallback(lambda _: self._tell(settlement, hands))
         posted.addErrback(self._failed, key)
 
-    def _post(self, moves: Sequence[Any], key: str, op: Any) -> Deferred[Any]:
-        """One transfer and its store write: in the actor's stored unit when it stores its
+    def _post(
+        self, moves: Sequence[Any], key: str, op: Any, more: Sequence[Any] = ()
+    ) -> Deferred[Any]:
+        """One transfer and its store writes: in the actor's stored unit when it stores its
         decisions (the hand's own, inside its batch), else in one transaction of their own."""
         durable = getattr(self.actor, "durable", None)
         if durable is not None:
-            return durable.money(moves, key, "bounty", [op])  # type: ignore[no-any-return]
-        return self.actor.cashier.post_with(moves, key, "bounty", op)
+            return durable.money(moves, key, "bounty", [op, *more])  # type: ignore[no-any-return]
+        return self.actor.cashier.post_with(
+            moves, key, "bounty", lambda conn: [write(conn) for write in (op, *more)]
+        )
 
     def _failed(self, failure: Any, key: str) -> None:
         """A refused settlement is kept for the staff; the tournament goes on."""

@@ -52,6 +52,10 @@ class TournamentConfig:
     #: T-16: what a cancellation does with tickets for this tournament (its rule).
     cancelled_tickets: OnCancel = OnCancel.RETURN
     outage: OutageSettings = field(default_factory=OutageSettings)  # T-18 after a crash
+    #: T-17: the staking escrow is paid to each seller at their result, not at the start, so
+    #: that a seat instead of money gives the buyers back their money from it; None: so in a
+    #: satellite (its prizes are seats), paid at the start elsewhere.
+    hold_stakes_until_result: bool | None = None
 
     @property
     def tournament_id(self) -> str:

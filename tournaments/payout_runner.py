@@ -9,6 +9,7 @@ on. Cancellations are refunded by the refund job (pokerroom/jobs), never here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from tournaments.director.money import HOUSE_OVERLAY, HOUSE_ROUNDING, MoneyMove,
 from tournaments.director.money import wallet as wallet_account
 from tournaments.director.payouts import prize_table, tied_prizes
 from tournaments.director.registration import Clock
+from tournaments.recorder import Op
 from tournaments.satellite import SeatPayer, satellite_table
 
 if TYPE_CHECKING:
@@ -38,10 +40,15 @@ class PayoutRunner:
         self.failures: list[tuple[str, str]] = []
         self._tied_groups: set[int] = set()
         self.seats: SeatPayer | None = None  # set for a satellite (T-8, T-16)
+        #: T-13: what an accepted deal already paid each player (part of their prize).
+        self.credited: dict[str, int] = {}
 
-    def _post(self, moves: tuple[MoneyMove, ...], key: str, kind: str) -> None:
-        """One transfer, after the previous ones (in the decision's unit)."""
-        posted = self.actor.durable.money(moves, key, kind)
+    def _post(
+        self, moves: tuple[MoneyMove, ...], key: str, kind: str, ops: Sequence[Op] = ()
+    ) -> None:
+        """One transfer (and the rows it goes with), after the previous ones (in the
+        decision's unit)."""
+        posted = self.actor.durable.money(moves, key, kind, ops)
         posted.addErrback(lambda failure: self.note(key, failure))
 
     def post_then(self, moves: tuple[MoneyMove, ...], key: str, kind: str, then: Any) -> None:
@@ -140,12 +147,15 @@ class PayoutRunner:
             value = self.seats.pay_seat(entry, amount)
             self.actor.durable.prize(entry, entry_no, value)
             return value
+        credited = self.credited.get(entry, 0)  # T-13: paid at once by an accepted deal
         if amount > 0:
             move = MoneyMove("prize", prize_pool(self.tid), wallet_account(entry), amount, "")
-            self._post((move,), self.actor.cashier.key("prize", entry, place), "prize")
-            self.actor.durable.prize(entry, entry_no, amount)
+            key = self.actor.cashier.key("prize", entry, place)
+            shared, ops = self.actor.stakes.share((move,), key, "prize")  # T-17: with buyers
+            self._post(shared, key, "prize", ops)
+            self.actor.durable.prize(entry, entry_no, amount + credited)
             self.paid_total += amount
-        return amount
+        return amount + credited
 
     def _rounding(self, amount: int, label: str) -> None:
         """T-7: what rounding down leaves goes to the house rounding account."""

@@ -39,7 +39,7 @@ from sqlalchemy.engine import Connection, Engine
 from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.kinds import AccountKind
 from pokerroom.ledger.schema import accounts as accounts_table
-from tournaments import store
+from tournaments import stake_store, store
 from tournaments.config import TournamentConfig
 from tournaments.director import registration as director_registration
 from tournaments.director.registration import Funding, PlayerEntries, RegistrationState
@@ -65,6 +65,8 @@ class Stored:
     payments: tuple[store.Payment, ...]
     seats: tuple[store.SeatRecord, ...]
     pool_balance: int  # the prize pool's ledger balance
+    #: T-17 offers and stakes, T-13 the deal made (tournaments/stake_store.py).
+    staking: stake_store.StakingRows = field(default_factory=stake_store.StakingRows)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,7 @@ def _stored(conn: Connection, record: store.TournamentRecord, config: Tournament
         store.load_payments(conn, tid),
         store.load_seats(conn, tid),
         _pool_balance(conn, tid, record.currency),
+        stake_store.load_staking(conn, tid),
     )
 
 
@@ -293,6 +296,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     if record.started_at_ms is None:
         actor.status = "registering"
         actor.chips_issued = actor.settings.starting_stack * len(actor.alive)
+        actor.stakes.restore(stored.staking, started=False)  # T-17: offers and stakes as stored
         actor.schedule_start()
         return
     busted = sorted(
@@ -354,4 +358,5 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     if closed is not None:
         actor.state = closed.state
     actor.floor.restore(tables, waiting, started_at, paused, delay)
+    actor.stakes.restore(stored.staking, started=True)  # T-17: the book; an unpaid start paid
     actor.resumed()

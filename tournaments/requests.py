@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import Connection
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from tournaments.durable import Durable
     from tournaments.floor import Floor
     from tournaments.payout_runner import PayoutRunner
+    from tournaments.stakes import Stakes
     from tournaments.tickets import TicketOffice
 
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
@@ -65,6 +67,7 @@ class EntryRequests:
         prizes: PrizeTable | None
         tickets: TicketOffice
         bounties: BountyBook | None
+        stakes: Stakes
         tid: str
         clock: IReactorTime
         alive: dict[str, int]
@@ -252,11 +255,14 @@ class EntryRequests:
     @inlineCallbacks
     def _unregister(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
         before = self.state
+        # T-17: a seller's buyers get back what they paid, in the seller's own refund transfer
+        staked, stake_ops, staked_book = self.stakes.leaving(player)
 
         def decide() -> Decision:
-            return director_registration.unregister(
+            decision = director_registration.unregister(
                 self.settings, self.state, self.director_clock(), player
             )
+            return replace(decision, moves=decision.moves + staked) if staked else decision
 
         def undo(decision: Decision) -> None:
             self.state = replace(before, serial=self.state.serial)
@@ -268,7 +274,13 @@ class EntryRequests:
             found = yield self._read_ticket(record.ticket_id)
             if found is not None and found.state is ticket_rules.TicketState.USED:
                 also = self.tickets.give_back_step(found)
+        writes = ([] if also is None else [also]) + (stake_ops if self.durable.stores else [])
+        if len(writes) > 1:
+            also = partial(_run_all, writes=writes)
+        elif writes:
+            also = writes[0]
         decision: Decision = yield self._money(decide, undo, "refund", None, also)
+        self.stakes.left(staked_book)
         self._entry_undone(player, decision)
         self.alive.pop(player, None)
         self.chips_issued -= self.settings.starting_stack
@@ -413,3 +425,8 @@ class EntryRequests:
         self.alive[player] = self.state.players[player].entries
         self.results = [r for r in self.results if r.entry != player]
         self.floor.seat_newcomer(player, chips)
+
+
+def _run_all(conn: Connection, writes: list[Callable[[Connection], Any]]) -> list[Any]:
+    """Several store steps as one (a ticket given back and a seller's stakes refunded)."""
+    return [write(conn) for write in writes]

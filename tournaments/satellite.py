@@ -88,11 +88,14 @@ class SeatPayer:
         target, runner = self.target, self.runner
         key = runner.actor.cashier.key("seat", entry, target.tournament_id)
         pool = prize_pool(runner.tid)
-        if self.seats_in_cash:
+        if self.seats_in_cash:  # money: shared with the seller's buyers like any prize (T-17)
             self.awards[entry] = PrizeKind.CASH
-            runner.post_then((MoneyMove("prize", pool, wallet(entry), amount, ""),), key, "prize",
-                             lambda _: None)  # fmt: skip
+            cash = MoneyMove("prize", pool, wallet(entry), amount, "")
+            shared, ops = runner.actor.stakes.share((cash,), key, "prize")
+            paid = runner.actor.durable.money(shared, key, "prize", ops)
+            paid.addErrback(lambda failure: runner.note(key, failure))
             return amount
+        runner.actor.stakes.seat(entry)  # T-17: a seat, not money: the buyers get their price back
         actor = self.find(target.tournament_id)
         record = None if actor is None else actor.state.players.get(entry)
         registered = record is not None and record.alive

@@ -32,6 +32,11 @@ Where the money goes (T-3, T-16; docs/OPERATIONS.md):
   so (`cancelled_tickets = "convert"`), converted at once to T$ of buy-in plus fee (T-16).
 Sources: `house_fees` for fees, the tournament's `prize_pool` for buy-ins and pool shares, its
 `bounty_pool` for bounties.
+
+T-17 (`tournaments.stake_refunds`): before the start every purchase of a seller's action comes
+back from the `staking_escrow` (a row per purchase); after it, a seller's held escrow is paid
+to them and each part of their refund paid to their wallet is shared with their buyers in that
+part's own transfer (the row's destinations), the rest of the split to house rounding (T-7).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind
 from pokerroom.ledger.posting import StaleIds
 from pokerroom.ledger.schema import accounts as accounts_table
 from pokerroom.ledger.transfers import Transfer, transfer_on
-from tournaments import store
+from tournaments import stake_store, store
 from tournaments.director.bounties import bounty_pool
 from tournaments.director.money import (
     HOUSE_FEES,
@@ -72,7 +77,9 @@ from tournaments.director.refunds import (
     outage_refunds,
 )
 from tournaments.director.registration import Funding
+from tournaments.director.staking import staking_escrow
 from tournaments.director.tickets import OnCancel, TicketState, give_back, target_cancelled
+from tournaments.stake_refunds import apply_stakes, record_paid
 
 NAME = "refunds"
 PRIZE_COMPONENTS = ("pool_equal_share", "pool_chip_share", "next_prize")
@@ -104,8 +111,12 @@ class TournamentPlan:
     rows: tuple[store.RefundRow, ...]
 
 
-def plan_rows(stopped: store.StoppedTournament) -> TournamentPlan:
-    """T-18's plan for the stored state, as one row per transfer to make (no I/O)."""
+def plan_rows(
+    stopped: store.StoppedTournament, staking: stake_store.StakingRows | None = None
+) -> TournamentPlan:
+    """T-18's plan for the stored state, as one row per transfer to make (no I/O); with the
+    tournament's stakes, T-17 applied (`tournaments.stake_refunds`: buyers share a seller's
+    refund in the same transfer, purchases back before the start, held escrow released)."""
     record = stopped.record
     tid, currency = record.id, record.currency
     plan = outage_refunds(stopped.state, record.fee_refund)
@@ -153,6 +164,10 @@ def plan_rows(stopped: store.StoppedTournament) -> TournamentPlan:
                 )
             )
     reason = record.cancel_reason or ""
+    if staking is not None:
+        rows = list(
+            apply_stakes(tid, currency, plan.phase, rows, staking, partial(refund_key, tid))
+        )
     return TournamentPlan(tid, currency, reason, plan.phase, plan, tuple(rows))
 
 
@@ -240,7 +255,7 @@ def _check_pools(
     for row in rows:
         if not row.paid:
             needed[row.source] = needed.get(row.source, 0) + row.amount
-    for pool in (prize_pool(tid), bounty_pool(tid)):
+    for pool in (prize_pool(tid), bounty_pool(tid), staking_escrow(tid)):
         name = _ref(pool, currency)
         held = _balance(conn, name)
         if held != needed.get(name, 0):
@@ -275,7 +290,8 @@ def prepare(engine: Engine, tournament_id: str, now_ms: int) -> Prepared:
                     f"{len(missing)} purchase(s) have no transfer in the ledger, e.g. "
                     f"{missing[0]}: the state says money was paid that the ledger never got"
                 )
-            planned = plan_rows(store.load_stopped(conn, tournament_id))
+            staking = stake_store.load_staking(conn, tournament_id)
+            planned = plan_rows(store.load_stopped(conn, tournament_id), staking)
             store.add_refunds(conn, tournament_id, planned.rows, now_ms)
             rows = store.load_refunds(conn, tournament_id)
         unpaid = tuple(r for r in rows if not r.paid)
@@ -408,6 +424,7 @@ def pay_batch(
             paid.append((row, made))
         marks = [(row.player, row.component, made.id) for row, made in paid]
         store.mark_refunds_paid(conn, tournament_id, marks, now_ms)
+        record_paid(conn, tournament_id, [row for row, _ in paid], now_ms)  # T-17
         for row, _ in paid:
             _tickets_back(conn, tournament_id, currency, row, now_ms)
         refunded = False
@@ -501,7 +518,7 @@ def preview(engine: Engine) -> tuple[Preview, ...]:
             rows = store.load_refunds(conn, tid)
             stored = bool(rows)
             if not stored:
-                rows = plan_rows(stopped).rows
+                rows = plan_rows(stopped, stake_store.load_staking(conn, tid)).rows
             missing = () if stored else store.unpaid_keys(conn, tid)
             if missing:
                 raise RefundRefused(f"{len(missing)} purchase(s) have no transfer in the ledger")
