@@ -16,7 +16,7 @@ prizes and moves it causes, the pool, the end; a cancellation is left to the ref
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from pokerroom.ledger import LedgerService
 from tournaments.bounty_book import BountyBook
 from tournaments.cashier import Cashier
 from tournaments.config import TournamentConfig
+from tournaments.deal_maker import DealMaker
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
@@ -125,6 +126,8 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self._init_requests()
         #: T-17: offers and stakes of players' action, and the buyers' parts of what sellers win.
         self.stakes = Stakes(self)
+        #: T-13: a deal at the final table (the floor calls it when its tables are held).
+        self.deals = DealMaker(self)
         self._placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
         self._start_call: Any = None
@@ -286,6 +289,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             return
         in_money = len(self.alive) <= self._paid()
         self._changed("money" if in_money and not was_in_money else "knockout")
+        self.deals.after_knockouts()  # T-13: requests of players gone dropped; pause or resume
 
     def _finish(self, finish: Finish) -> None:
         """Record a finish; a place in the money is paid once the pool is fixed (T-7)."""
@@ -306,8 +310,9 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.results.append(result)
         self.players.finished(result)
 
-    def _end(self) -> None:
-        """T-8: one player holds every chip, or a satellite is down to its seats: paid out."""
+    def _end(self, order: Sequence[str] | None = None) -> None:
+        """T-8: one player holds every chip, or a satellite is down to its seats: paid out.
+        T-13: a deal ended it: the players left finish in `order` (by chips at the deal)."""
         self.floor.stop()
         self.stop_watching()
         clock = self.director_clock()
@@ -315,8 +320,12 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         left = len(self.alive)  # one winner, or a satellite's seat winners sharing places
         if self.bounties is not None:  # T-8, T-14: each player left collects their own bounty
             self.bounties.end()
-        for winner in list(self.alive):
-            self._finish(Finish(winner, 1, left, (), 0, ""))
+        if order is None:
+            finishes = [Finish(winner, 1, left, (), 0, "") for winner in self.alive]
+        else:  # T-13: places by chips at the deal, each paid what the deal gave it
+            finishes = [Finish(p, place, 1, (), 0, "") for place, p in enumerate(order, 1)]
+        for finish in finishes:
+            self._finish(finish)
         self.alive.clear()
         self.status = "finished"
         self.log.info("tournament_finished", hands=self.floor.hands, entries=self.state.entries)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from tournaments.director.balancing import BalanceSettings
 from tournaments.director.bounties import BountyFormat
+from tournaments.director.deal_flow import DealSettings
 from tournaments.director.payouts import PayoutSettings
 from tournaments.director.registration import Period, RegistrationSettings, TicketRefund
 from tournaments.director.structure import Structure
@@ -52,6 +53,8 @@ class TournamentConfig:
     #: T-16: what a cancellation does with tickets for this tournament (its rule).
     cancelled_tickets: OnCancel = OnCancel.RETURN
     outage: OutageSettings = field(default_factory=OutageSettings)  # T-18 after a crash
+    #: T-13: whether and how the final table may make a deal (off by default).
+    deals: DealSettings = field(default_factory=DealSettings)
     #: T-17: the staking escrow is paid to each seller at their result, not at the start, so
     #: that a seat instead of money gives the buyers back their money from it; None: so in a
     #: satellite (its prizes are seats), paid at the start elsewhere.

@@ -26,6 +26,7 @@ from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import UNSET, Frame, LegalView, WireObject
 from pokerroom.protocol.messages import Request
 from pokerroom.protocol.results import Empty
+from pokerroom.protocol.staking_messages import NAMES as STAKING_NAMES
 from pokerroom.protocol.tournament_messages import (
     BountyWon,
     ChipsBought,
@@ -47,7 +48,7 @@ from pokerroom.protocol.tournament_messages import (
     Unregistered,
 )
 from pokerroom.server.replies import ledger_key
-from tournaments import lobby_view, store
+from tournaments import lobby_view, stake_requests, store
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
@@ -133,6 +134,8 @@ class TournamentDesk(Players):
             return TournamentLobby(tournaments=self.lobby_lines())
         if name == "tickets":
             return self.tickets(player)
+        if name in STAKING_NAMES:  # T-17 staking and T-13 deals
+            return stake_requests.handle(self, player, request)
         actor = self._actor(args.pop("tournament_id"))
         client_key = args.get("key")
         key = None if client_key is None else ledger_key(player, client_key)
@@ -280,6 +283,7 @@ class TournamentDesk(Players):
             if book is None
             else [PlayerBounty(player=p, amount=n) for p, n in sorted(book.won.items()) if n]
         )
+        deal = actor.deals.view()  # T-13: the deal made, with every figure
         message = TournamentResults(
             tournament_id=actor.tid,
             prize_pool=actor.payouts.pool_total,
@@ -288,6 +292,7 @@ class TournamentDesk(Players):
                 for r in results
             ],
             bounties=won,
+            deal=UNSET if deal is None else deal,
         )
         self.hub.send_all(sorted(actor.state.players), message)
 

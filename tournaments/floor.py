@@ -116,6 +116,11 @@ class Floor(FloorControls):
         self.sat: Callable[[TournamentTable, int, str, int], None] = lambda t, s, e, c: None
         #: T-14: the bounty on a player's head, which every table shows per seat (or None).
         self.bounty_of: Callable[[str], int | None] | None = None
+        #: T-13: a deal is being made: no table starts a hand, the level clock stands still;
+        #: `on_held` is called whenever a table would deal and no hand is running anywhere.
+        self.held = False
+        self.on_held: Callable[[], None] = lambda: None
+        self._held_at = 0.0
         self.log = structlog.get_logger("tournaments.floor").bind(
             tournament_id=config.tournament_id
         )
@@ -207,6 +212,23 @@ class Floor(FloorControls):
             if table.table_id not in self._scheduled:
                 self._schedule(table, deal_in)
 
+    def hold(self) -> None:
+        """T-13: no new hand anywhere; the level clock stands still until `release`."""
+        if not self.held:
+            self.held = True
+            self._held_at = self.clock.seconds()
+
+    def release(self) -> None:
+        """T-13: play resumes exactly as it was: the same level and time left in it (the held
+        time is paused time), the same stacks and buttons; every table deals again."""
+        if not self.held:
+            return
+        self.held = False
+        self.paused_total += self.clock.seconds() - self._held_at
+        self._status = None
+        for table in list(self.tables.values()):
+            self._kick(table)
+
     def stop(self) -> None:
         """The tournament is over: no more hands."""
         self.running = False
@@ -266,6 +288,10 @@ class Floor(FloorControls):
             return
         if self.paused:  # a staff pause: the hands in play finish, no new one is dealt
             return
+        if self.held:  # T-13: every table stops between hands while a deal is made
+            if not self.in_hand:
+                self.on_held()
+            return
         if self._h4h():
             if not self.in_hand and self._round_call is None:
                 self._round_call = self.clock.callLater(0, self._deal_round)
@@ -288,7 +314,7 @@ class Floor(FloorControls):
     def _deal_round(self) -> None:
         """Hand-for-hand: every table with players deals at once; the round ends with the last."""
         self._round_call = None
-        if not self.running or self.paused:
+        if not self.running or self.held or self.paused:
             return
         status = self.level()
         if status.on_break and status.break_ends_at is not None:

@@ -293,6 +293,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     actor.alive = {e.player: e.entry_no for e in live}
     if actor.bounties is not None:  # T-14: the bounties on every head, as stored
         actor.bounties.restore(record, stored.entries, stored.payments)
+    actor.deals.restore(stored.staking.deals)  # T-13: a deal made stands, and counts as prizes
     if record.started_at_ms is None:
         actor.status = "registering"
         actor.chips_issued = actor.settings.starting_stack * len(actor.alive)

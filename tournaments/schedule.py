@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 import tomllib
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ from tournaments.actor import TournamentActor
 from tournaments.bounty_book import bounty_format
 from tournaments.config import FORMATS, OutageSettings, TournamentConfig, make_config
 from tournaments.director.bounties import BountyFormat
+from tournaments.director.deal_flow import DealSettings
+from tournaments.director.deals import DealMethod
 from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
@@ -62,6 +64,9 @@ class ScheduleEntry:
     outage: OutageSettings = field(default_factory=OutageSettings)  # T-18 after a crash
     #: T-14: `bounty = { format = "deferred" | "classic" | "pko", share_bps = 5000 }`.
     bounty: BountyFormat | None = None
+    #: T-13: `deals = { max_players = 9, method = "icm" | "chip_chop", left_to_play_for = 0,
+    #: answer_seconds = 60 }` allows deals at the final table (absent: no deals).
+    deals: DealSettings | None = None
 
     @property
     def sit_and_go(self) -> bool:
@@ -89,6 +94,10 @@ def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
                     )
                     if raw_bounty:
                         raise TypeError(f"unknown bounty settings {sorted(raw_bounty)}")
+                if "deals" in values:
+                    raw_deals = dict(values["deals"])
+                    method = DealMethod(str(raw_deals.pop("method", DealMethod.ICM.value)))
+                    values["deals"] = DealSettings(allowed=True, method=method, **raw_deals)
                 entry = ScheduleEntry(**values)
             except (TypeError, KeyError, DirectorError) as exc:
                 raise ValueError(f"{kind} {values.get('name')!r}: {exc}") from None
@@ -291,6 +300,8 @@ class TournamentScheduler(Service):
             outage=entry.outage,
             bounty=entry.bounty,
         )
+        if entry.deals is not None:
+            config = replace(config, deals=entry.deals)
         actor = self._actor(config)
         self.actors[tid] = actor
         actor.open()

@@ -195,6 +195,28 @@ class TicketView(WireObject, frozen=True):
     used_in: str | None
 
 
+class DealFigure(WireObject, frozen=True):
+    """One player of a deal (T-13): their chips when the tables paused and their amount
+    (cents, paid at once if every player accepts)."""
+
+    player: str
+    chips: int
+    amount: int
+
+
+class DealView(WireObject, frozen=True):
+    """An accepted deal as the results record it (T-13): `kind` icm, chip_chop or custom (a
+    staff member's split), each player's figure, the cents rounding left to the house (T-7),
+    the amount left to play for (paid to the winner by the final result) and when."""
+
+    deal_id: str
+    kind: str
+    figures: list[DealFigure]
+    rounding: int
+    left_to_play_for: int
+    accepted_at_ms: int
+
+
 @message
 class TournamentLobbyUpdate(ServerMessage, tag="tournament_lobby_update", frozen=True):
     """A tournament summary changed (opened, registrations, start, knockouts, level or break,
@@ -276,12 +298,14 @@ class TournamentFinish(ServerMessage, tag="tournament_finish", frozen=True):
 
 @message
 class TournamentResults(ServerMessage, tag="tournament_results", frozen=True):
-    """The tournament ended (T-8): every place and prize; to everyone who took part."""
+    """The tournament ended (T-8): every place and prize; to everyone who took part. After a
+    deal (T-13) `deal` records it, and each player's prize includes their deal amount."""
 
     tournament_id: str
     prize_pool: int
     results: list[TournamentPlace]
     bounties: list[PlayerBounty] | UnsetType = UNSET
+    deal: DealView | UnsetType = UNSET
 
 
 @message
@@ -373,3 +397,6 @@ TOURNAMENT_EVENTS = (
 KEYED_REQUESTS = frozenset(
     {"tournament_register", "tournament_reenter", "tournament_rebuy", "tournament_addon"}
 )
+
+# Staking (T-17) and deals (T-13) are declared in their own module, which uses the fields above.
+import pokerroom.protocol.staking_messages  # noqa: E402, F401  (registers the types)

@@ -73,6 +73,7 @@ KEYED_REQUESTS = frozenset(
         "tournament_reenter",
         "tournament_rebuy",
         "tournament_addon",
+        "stake_buy",
     }
 )
 
@@ -279,7 +280,9 @@ class Lobby:
         """Hand the request to its handler (or to the tournament desk)."""
         handler: Callable[..., Answer] | None = getattr(self, f"_on_{request.name}", None)
         desk = self.tournament_desk  # tournament requests go to the tournament desk
-        tournament = request.name.startswith("tournament_") or request.name == "tickets"
+        tournament = request.name.startswith(("tournament_", "stake_", "deal_")) or (
+            request.name in ("tickets", "my_stakes")
+        )
         if handler is None and desk is not None and tournament:
             return desk.handle(player.name, request)
         if handler is None:

@@ -11,6 +11,7 @@ import pytest
 
 import pokerroom.cash.errors as cash_errors
 import pokerroom.protocol.results  # noqa: F401  (registers the typed results)
+import pokerroom.protocol.staking_messages as sm
 import pokerroom.protocol.tournament_messages as tm
 from pokerroom.engine import errors as engine_errors
 from pokerroom.protocol import errors
@@ -34,6 +35,12 @@ OBJECTS: dict[str, type[msgspec.Struct]] = {
     "place": tm.TournamentPlace,
     "player bounty": tm.PlayerBounty,
     "ticket": tm.TicketView,
+    "stake offer": sm.StakeOfferView,
+    "stake": sm.StakeView,
+    "stake result": sm.StakeResult,
+    "deal state": sm.DealState,
+    "deal figure": tm.DealFigure,
+    "deal": tm.DealView,
 }
 #: Header rows of the tables that list server messages, and of the object tables.
 MESSAGE_HEADERS = ("| message | fields | when |", "| event | fields | when |",
