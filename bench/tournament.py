@@ -6,7 +6,11 @@ time, the time spent registering (10,000 buy-in transfers), playing, and in the 
 balancer, hands, hands per entry and per second, tables at peak, and the bots' decisions.
 The default is the tight policy on the regular structure (about 36 hands per entry); the
 aggressive policy busts the field in about one hand per entry. Usage:
-`.venv/bin/python bench/tournament.py [--entries N] [--policy tight|aggressive]`.
+`.venv/bin/python bench/tournament.py [--entries N] [--policy tight|aggressive] [--no-persist]`.
+With persistence on (the default, T-18) every hand's seats and stacks are stored with the
+decisions it caused; `--no-persist` writes only the money, to measure what storing costs; the
+recorder's commits and units (decisions) are printed, with the main thread's CPU time and the
+writer thread's CPU and wall time inside the recorder's commits.
 """
 
 from __future__ import annotations
@@ -18,12 +22,28 @@ import resource
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import structlog
 
+import tournaments.recorder
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.table.bot_policy import POLICIES
 from tournaments.simulation import simulate
+
+#: The writer thread's time inside the recorder's commits: [CPU seconds, wall seconds].
+WRITER = [0.0, 0.0]
+_commit = tournaments.recorder.commit_groups
+
+
+def _timed_commit(engine: Any, groups: Any) -> Any:
+    """The recorder's commit, timed on the thread that runs it."""
+    cpu, wall = time.thread_time(), time.perf_counter()
+    try:
+        return _commit(engine, groups)
+    finally:
+        WRITER[0] += time.thread_time() - cpu
+        WRITER[1] += time.perf_counter() - wall
 
 
 def main() -> None:
@@ -34,13 +54,18 @@ def main() -> None:
     parser.add_argument("--structure", default="regular")
     parser.add_argument("--policy", choices=sorted(POLICIES), default="tight")
     parser.add_argument("--check-every", type=int, default=1000, help="global chip audit")
+    parser.add_argument(
+        "--no-persist", action="store_true", help="write only the money (T-18 state not stored)"
+    )
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     folder = Path(tempfile.mkdtemp(prefix="bench-tournament-"))
     engine = make_engine(f"sqlite:///{folder / 'bench.sqlite'}")
     upgrade(engine)
+    tournaments.recorder.commit_groups = _timed_commit  # type: ignore[assignment]
     began = time.perf_counter()
     cpu = time.process_time()
+    main_cpu = time.thread_time()
     report = simulate(
         engine,
         args.entries,
@@ -48,6 +73,7 @@ def main() -> None:
         structure=args.structure,
         check_every=args.check_every,
         policy=args.policy,
+        persist=not args.no_persist,
     )
     wall = time.perf_counter() - began
     engine.dispose()
@@ -55,6 +81,9 @@ def main() -> None:
     preflop = sum(n for (street, _), n in report.actions.items() if street == "preflop")
     figures = {
         "policy": args.policy,
+        "persist": not args.no_persist,
+        "commits": report.actor.durable.recorder.commits,
+        "units": report.actor.durable.recorder.units_written,
         "structure": args.structure,
         "entries": summary.entries,
         "hands": summary.hands,
@@ -62,6 +91,9 @@ def main() -> None:
         "tables_max": summary.tables_max,
         "wall_seconds": round(wall, 1),
         "cpu_seconds": round(time.process_time() - cpu, 1),
+        "main_thread_cpu_seconds": round(time.thread_time() - main_cpu, 1),
+        "writer_cpu_seconds": round(WRITER[0], 1),
+        "writer_wall_seconds": round(WRITER[1], 1),
         "registration_seconds": round(report.registration_seconds, 1),
         "play_seconds": round(report.play_seconds, 1),
         "registration_cpu_seconds": round(report.registration_cpu, 1),

@@ -24,7 +24,7 @@ same write.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -161,6 +161,88 @@ def set_stack(conn: Connection, tournament_id: str, player: str, stack: int) -> 
     )
 
 
+#: `record_seats`' statements, in each driver's parameter style (built once: a hand is written
+#: every few milliseconds at a large tournament, and building SQLAlchemy statements for each
+#: cost four times the writing itself).
+def _seats_sql(p: Callable[[str], str]) -> tuple[str, str, str, str, str]:
+    """The statements with `p(name)` as each parameter's placeholder."""
+    return (
+        f"DELETE FROM tournament_seats WHERE tournament_id = {p('tid')} AND table_id = {p('t')}",
+        f"DELETE FROM tournament_seats WHERE tournament_id = {p('tid')} AND player = {p('who')}",
+        "INSERT INTO tournament_seats (tournament_id, table_id, seat, player, entry_no, stack, "
+        f"hand_number) VALUES ({p('tid')}, {p('t')}, {p('seat')}, {p('who')}, {p('no')}, "
+        f"{p('stack')}, {p('hand')})",
+        f"UPDATE tournament_seats SET stack = {p('stack')} "
+        f"WHERE tournament_id = {p('tid')} AND player = {p('who')}",
+        f"UPDATE tournament_seats SET hand_number = {p('hand')} "
+        f"WHERE tournament_id = {p('tid')} AND table_id = {p('t')}",
+    )
+
+
+_SEATS_SQL = {
+    "named": _seats_sql(lambda name: f":{name}"),
+    "pyformat": _seats_sql(lambda name: f"%({name})s"),
+}
+
+
+def record_seats(
+    conn: Connection,
+    tournament_id: str,
+    table_id: str,
+    hand_number: int,
+    seats: Sequence[tuple[int, str, int, int]],
+) -> None:
+    """A completed hand of one table: its rows become `seats` (seat, player, entry, stack).
+
+    What `store.record_hand` does (a listed player's row at another table goes too, T-10),
+    with statements prepared once and the rows written in one `executemany` (the hot path).
+    """
+    by_table, by_player, insert, _, _ = _SEATS_SQL[_style(conn)]
+    conn.exec_driver_sql(by_table, {"tid": tournament_id, "t": table_id})
+    if not seats:
+        return
+    conn.exec_driver_sql(by_player, [{"tid": tournament_id, "who": who} for _, who, _, _ in seats])
+    conn.exec_driver_sql(
+        insert,
+        [
+            {
+                "tid": tournament_id,
+                "t": table_id,
+                "seat": seat,
+                "who": who,
+                "no": number,
+                "stack": stack,
+                "hand": hand_number,
+            }
+            for seat, who, number, stack in seats
+        ],
+    )
+
+
+def _style(conn: Connection) -> str:
+    return "pyformat" if conn.dialect.paramstyle in ("pyformat", "format") else "named"
+
+
+def update_stacks(
+    conn: Connection,
+    tournament_id: str,
+    table_id: str,
+    hand_number: int,
+    stacks: Sequence[tuple[str, int]],
+) -> None:
+    """A completed hand that seated nobody new and lost nobody: the table's rows take the
+    hand's number and only the stacks it changed (player, stack) are written (the hot path:
+    a tight table moves two or three stacks a hand; rewriting every row and its index
+    entries costs WAL pages on every commit)."""
+    sql = _SEATS_SQL[_style(conn)]
+    conn.exec_driver_sql(sql[4], {"tid": tournament_id, "t": table_id, "hand": hand_number})
+    if stacks:
+        conn.exec_driver_sql(
+            sql[3],
+            [{"tid": tournament_id, "who": who, "stack": stack} for who, stack in stacks],
+        )
+
+
 def save_clock(
     conn: Connection, tournament_id: str, level_index: int, ms_left: int | None, at_ms: int
 ) -> None:
@@ -220,6 +302,23 @@ def funding_of(moves: Sequence[MoneyMove], fallback: Funding, ticket: str) -> tu
     return Funding.CASH, ""
 
 
+class KeptHand:
+    """The scope of one hand's end (a class, not a generator: entered at every hand)."""
+
+    __slots__ = ("durable", "table")
+
+    def __init__(self, durable: Durable, table: TournamentTable) -> None:
+        self.durable = durable
+        self.table = table
+
+    def __enter__(self) -> None:
+        self.durable.recorder.begin()
+        self.durable.table_kept(self.table)
+
+    def __exit__(self, *exc: object) -> None:
+        self.durable.recorder.end()
+
+
 class Durable:
     """One actor's writes: its decisions as units of its recorder (see the module docstring)."""
 
@@ -227,9 +326,14 @@ class Durable:
         self.actor = actor
         self.tid = actor.tid
         self.recorder = Recorder(actor.cashier.ledger, actor.cashier, stores, self._heartbeat)
+        self.recorder.failed = self._failed
         self.failures: list[str] = []
         self._beat_call: Any = None
         self._beat_commits = -1
+        #: Per table, its rows as `table_kept` last wrote them (seat -> player, stack): a hand
+        #: that changes no seat writes only the stacks it changed. Forgotten for a table when
+        #: another write touches its rows (a move, a rebuy) or a write fails.
+        self._kept: dict[int, dict[int, tuple[str, int]]] = {}
 
     @property
     def stores(self) -> bool:
@@ -242,13 +346,14 @@ class Durable:
 
     def _failed(self, failure: Failure) -> None:
         """A write of a decision nobody waits on failed: kept for the staff and logged."""
+        self._kept.clear()  # what the tables' rows are is not known here any more
         self.failures.append(str(failure.value))
         self.actor.log.error("tournament_write_failed", error=str(failure.value))
 
     def write(self, *ops: Op) -> None:
         """Store writes nobody waits on (skipped when the state is not stored)."""
         if self.stores and ops:
-            self.recorder.write(*ops).addErrback(self._failed)
+            self.recorder.write_quietly(*ops)
 
     def money(
         self,
@@ -343,6 +448,7 @@ class Durable:
         table = actor.floor.table_of(player) if alive_before else None
         if table is not None:
             stack = table.kept_stack(player) + decision.chips
+            self._kept.pop(table.table_id, None)
             ops.append(partial(set_stack, tournament_id=tid, player=player, stack=stack))
         elif running:  # a busted player's rebuy: back in, waiting for a seat (T-4)
             ops.append(partial(revived, tournament_id=tid, player=player, entry_no=entry_no))
@@ -358,6 +464,7 @@ class Durable:
         table = self.actor.floor.table_of(player)
         if table is not None:
             stack = table.kept_stack(player)
+            self._kept.pop(table.table_id, None)
             self.write(partial(set_stack, tournament_id=self.tid, player=player, stack=stack))
 
     # ------------------------------------------------------------------ play
@@ -378,30 +485,40 @@ class Durable:
 
     def table_kept(self, table: TournamentTable) -> None:
         """A table's seats and stacks as of its last completed hand (T-18)."""
-        alive = self.actor.alive
-        seats = [
-            store.SeatRecord(
-                str(table.table_id), seat, entry, alive.get(entry, 1), stack, table.hands_played
-            )
-            for seat, entry in sorted(table.seats.items())
-            if (stack := table.stacks[entry]) > 0
-        ]
-        self.write(
-            partial(
-                store.record_hand,
+        if not self.stores:
+            return
+        stacks = table.stacks
+        now = {seat: (entry, stacks[entry]) for seat, entry in table.seats.items() if stacks[entry]}
+        before = self._kept.get(table.table_id)
+        self._kept[table.table_id] = now
+        op: Op
+        if (
+            before is not None
+            and before.keys() == now.keys()
+            and all(before[seat][0] == entry for seat, (entry, _) in now.items())
+        ):  # the same players in the same seats: only the stacks that changed
+            changed = [row for seat, row in now.items() if before[seat][1] != row[1]]
+            op = partial(
+                update_stacks,
                 tournament_id=self.tid,
                 table_id=str(table.table_id),
                 hand_number=table.hands_played,
-                seats=seats,
+                stacks=changed,
             )
-        )
+        else:
+            alive = self.actor.alive
+            op = partial(
+                record_seats,
+                tournament_id=self.tid,
+                table_id=str(table.table_id),
+                hand_number=table.hands_played,
+                seats=[(seat, e, alive.get(e, 1), stack) for seat, (e, stack) in now.items()],
+            )
+        self.recorder.write_quietly(op)
 
-    @contextmanager
-    def keep_hand(self, table: TournamentTable) -> Iterator[None]:
+    def keep_hand(self, table: TournamentTable) -> KeptHand:
         """A hand ended at `table`: its seats, then all it causes, in one unit (ARCH 14)."""
-        with self.recorder.batch():
-            self.table_kept(table)
-            yield
+        return KeptHand(self, table)
 
     def sat(self, table: TournamentTable, seat: int, entry: str, stack: int) -> None:
         """A player sat down between hands (a move, T-10, or a late seat): their new row."""
@@ -409,6 +526,7 @@ class Durable:
             str(table.table_id), seat, entry, self.actor.alive.get(entry, 1), stack,
             table.hands_played,
         )  # fmt: skip
+        self._kept.pop(table.table_id, None)  # its rows changed here: write them whole next
         self.write(partial(put_seat, tournament_id=self.tid, seat=record))
 
     def busted(self, entry: str, entry_no: int, place: int) -> None:

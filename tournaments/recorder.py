@@ -23,8 +23,7 @@ the ledger's thread pool and must therefore capture values, never read the actor
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol
@@ -55,10 +54,11 @@ class Counter(Protocol):
 
 @dataclass(slots=True)
 class Group:
-    """Ops that stand or fall together; `answer` fires with their values."""
+    """Ops that stand or fall together; `answer` fires with their values (None: a write
+    nobody waits on, whose failure goes to the recorder's `failed`)."""
 
     ops: list[Op]
-    answer: Deferred[list[Any]] = field(default_factory=Deferred)
+    answer: Deferred[list[Any]] | None = None
 
 
 @dataclass(slots=True)
@@ -67,6 +67,23 @@ class Unit:
 
     number: int
     groups: list[Group] = field(default_factory=list)
+    counted: bool = True  # counted in the recorder's counter until committed
+    awaited: bool = False  # a group of it has an answer someone waits on
+
+
+class Batch:
+    """A recorder's scope as a context manager (a class: entered at every hand's end)."""
+
+    __slots__ = ("recorder",)
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def __enter__(self) -> None:
+        self.recorder.begin()
+
+    def __exit__(self, *exc: object) -> None:
+        self.recorder.end()
 
 
 class Refused(Exception):
@@ -141,6 +158,13 @@ class Recorder:
         self.stores = stores
         #: An op added to each commit (the level clock and when the state was saved), or None.
         self.heartbeat = heartbeat
+        #: Whether a unit gathered by `batch()` (a hand and what it caused) counts in the
+        #: counter until committed. A simulation that stops its clock for every counted write
+        #: sets False: like the reactor, it then plays on while hands are written (a unit with
+        #: an answer someone waits on, such as a request's, still counts).
+        self.count_batches = True
+        #: Told of the failure of a write nobody waits on (`write_quietly`).
+        self.failed: Callable[[Failure], None] | None = None
         self.made = 0  # the last unit number given out
         self.committed = 0  # every unit up to this number is done (committed or refused)
         self.commits = 0  # transactions made
@@ -160,32 +184,46 @@ class Recorder:
         Fires with the ops' values once committed; fails with the ledger's refusal (or the
         error) if they were not written.
         """
-        group = Group(list(ops))
+        answer: Deferred[list[Any]] = Deferred()
+        self._add(Group(list(ops), answer))
+        return answer
+
+    def write_quietly(self, *ops: Op) -> None:
+        """`write` for a decision nobody waits on (a hand's seats): no answer is made; a
+        failure goes to `failed` (the hot path: a Deferred a hand is measurable)."""
+        self._add(Group(list(ops)))
+
+    def _add(self, group: Group) -> None:
         if self._depth:
             unit = self._open
             if unit is None:
                 self.made += 1
                 unit = self._open = Unit(self.made)
             unit.groups.append(group)
-            return group.answer
+            unit.awaited = unit.awaited or group.answer is not None
+            return
         self.made += 1
         self._seal(Unit(self.made, [group]))
-        return group.answer
 
-    @contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self) -> Batch:
         """Gather every write made inside into one unit (scopes nest; the outermost seals)."""
-        self._depth += 1
-        try:
-            yield
-        finally:
-            self._depth -= 1
-            if not self._depth and self._open is not None:
-                unit, self._open = self._open, None
-                self._seal(unit)
+        return Batch(self)
 
-    def _seal(self, unit: Unit) -> None:
-        self.counter.in_flight += 1
+    def begin(self) -> None:
+        """Open a scope (`batch` as a context manager is the usual way)."""
+        self._depth += 1
+
+    def end(self) -> None:
+        """Close a scope: the outermost seals its unit."""
+        self._depth -= 1
+        if not self._depth and self._open is not None:
+            unit, self._open = self._open, None
+            self._seal(unit, counted=self.count_batches or unit.awaited)
+
+    def _seal(self, unit: Unit, counted: bool = True) -> None:
+        unit.counted = counted
+        if counted:
+            self.counter.in_flight += 1
         self._queue.append(unit)
         self._flush()
 
@@ -213,16 +251,21 @@ class Recorder:
         if isinstance(outcome, Failure):
             log.error("tournament_write_failed", error=str(outcome.value), units=len(units))
         for unit in units:
-            self.counter.in_flight -= 1
+            if unit.counted:
+                self.counter.in_flight -= 1
             self.committed = max(self.committed, unit.number)
         for index, group in enumerate(groups):
             value = outcome if isinstance(outcome, Failure) else outcome[index]
             if isinstance(value, Refused):
                 value = Failure(value.__cause__ or value)
-            if isinstance(value, Failure):
-                group.answer.errback(value)
+            answer = group.answer
+            if answer is None:
+                if isinstance(value, Failure) and self.failed is not None:
+                    self.failed(value)
+            elif isinstance(value, Failure):
+                answer.errback(value)
             else:
-                group.answer.callback(value)
+                answer.callback(value)
         self._release()
         self._flush()
 

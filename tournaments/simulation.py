@@ -270,8 +270,12 @@ def simulate(
     max_hands: int = 2_000_000,
     hand_seconds: float = 30.0,
     policy: str = "aggressive",
+    persist: bool = True,
 ) -> Report:
-    """Run one tournament with `players` bots to its end; `engine` is a ledger at head."""
+    """Run one tournament with `players` bots to its end; `engine` is a ledger at head.
+
+    `persist=False` writes only the money, not the tournament's state (T-18): a benchmark's
+    way to measure what storing costs."""
     tid = f"sim-{seed}-{players}-{fmt}"
     names = [f"bot{seed}-{n:05d}" for n in range(players)]
     before = total_balance(engine, CURRENCY)
@@ -295,8 +299,10 @@ def simulate(
         between_hands_seconds=hand_seconds,  # bots act at once: this is a hand's length
     )
     bots = Bots(random.Random(seed + 1), check_every, policy)
-    actor = TournamentActor(config, clock, ledger, random.Random(seed + 2), bots)
+    actor = TournamentActor(config, clock, ledger, random.Random(seed + 2), bots, persist=persist)
     bots.actor = actor
+    # The reactor plays on while hands are written; so does the clock here (requests settle).
+    actor.durable.recorder.count_batches = False
     try:
         actor.open()
         for name in names:

@@ -25,12 +25,14 @@ from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.protocol.events import HandEnded, ServerMessage
+from pokerroom.protocol.tournament_messages import TournamentCancelled
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.t18_reference import paid, reference
 from tournaments import store
 from tournaments.actor import Result, TournamentActor
 from tournaments.config import OutageSettings, make_config
+from tournaments.desk import TournamentDesk
 from tournaments.director.entries import can_rebuy
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.durable import WAITING
@@ -420,6 +422,34 @@ def test_past_the_window_it_is_cancelled_and_refunded_as_the_rule_says(
         assert after - before == expected.total(player)
     assert room.pool(actor.tid) == 0 and room.check()
     assert restart.scheduler.actors == {}
+    # each refunded player who is connected hears it, by part (the desk, after the job's run)
+    hub = Inbox()
+    desk = TournamentDesk(hub)
+    desk.scheduler = restart.scheduler
+    assert room.wait(desk.refunded([actor.tid])) == len(expected.players())
+    for player, message in hub.sent:
+        assert isinstance(message, TournamentCancelled) and message.tournament_id == actor.tid
+        assert "down longer" in message.reason
+        assert (message.fee, message.buy_in, message.pool_share, message.bounty) == (
+            expected.fee[player],
+            0,
+            expected.pool[player],
+            0,
+        )
+        assert message.total == expected.total(player)
+
+
+class Inbox:
+    """A hub that keeps what it is asked to send."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def send(self, player_id: str, message: Any) -> None:
+        self.sent.append((player_id, message))
+
+    def send_all(self, players: Any, message: Any) -> None:
+        self.sent.extend((player, message) for player in players)
 
 
 def test_registering_tournaments_are_kept_or_cancelled_by_their_start(room: Room) -> None:
