@@ -206,6 +206,7 @@ class Floor(FloorControls):
                 table.redraw(draw_button(table.seats_view(), self.rng))
         self.next_table_id = max(tables, default=0) + 1
         self.final_redrawn = len(self.tables) == 1
+        self._dirty = True  # tables left short by the crash are balanced at the first hands
         for entry, stack in waiting:
             self.seat_newcomer(entry, stack)
         for table in list(self.tables.values()):

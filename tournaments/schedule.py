@@ -41,6 +41,8 @@ from tournaments.templates import CONFIG_DIR, load_structures, structure_from_ma
 from tournaments.tickets import TicketOffice
 
 SCHEDULE_FILE = CONFIG_DIR / "schedule" / "schedule.toml"
+#: Longest entry name: its tournaments' ids (`<name>-<start ms>`) fit the store's 40 characters.
+MAX_NAME = 26
 log = structlog.get_logger("tournaments.schedule")
 
 
@@ -107,6 +109,11 @@ def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
                 raise ValueError(f"{entry.name!r}: a sit-and-go has players, an MTT every_minutes")
             entries.append(entry)
     names = [entry.name for entry in entries]
+    too_long = [name for name in names if len(name) > MAX_NAME]
+    if too_long:  # a tournament id is "<name>-<13 digits>", stored in 40 characters
+        raise ValueError(
+            f"{too_long[0]!r}: a schedule entry's name has {MAX_NAME} characters at most"
+        )
     if len(names) != len(set(names)):
         raise ValueError("two schedule entries have the same name")
     return entries

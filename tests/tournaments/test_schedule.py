@@ -44,6 +44,28 @@ def test_a_bad_entry_is_refused():
         parse_schedule({"mtt": [{"name": "x", "structure": "turbo", "buy_in": 1, "fee": 0}]})
 
 
+def test_an_entry_name_too_long_for_its_tournament_ids_is_refused():
+    """A tournament id `<name>-<start ms>` must fit the store's 40 characters (T-18)."""
+    entry = {"structure": "turbo", "buy_in": 1, "fee": 0, "players": 2}
+    assert parse_schedule({"sit_and_go": [{"name": "n" * 26, **entry}]})[0].name == "n" * 26
+    with pytest.raises(ValueError, match="26 characters at most"):
+        parse_schedule({"sit_and_go": [{"name": "n" * 27, **entry}]})
+
+
+def test_the_outage_settings_of_an_entry():
+    """T-18: `outage = { resume_within_minutes, reconnect_seconds }`; defaults 10 and 30."""
+    entry = {"name": "e", "structure": "turbo", "buy_in": 1, "fee": 0, "players": 2}
+    (default,) = parse_schedule({"sit_and_go": [entry]})
+    assert (default.outage.resume_within_minutes, default.outage.reconnect_seconds) == (10, 30)
+    outage = {"resume_within_minutes": 0.5, "reconnect_seconds": 5}
+    (mine,) = parse_schedule({"sit_and_go": [{**entry, "outage": outage}]})
+    assert (mine.outage.resume_within_minutes, mine.outage.reconnect_seconds) == (0.5, 5)
+    with pytest.raises(ValueError):
+        parse_schedule({"sit_and_go": [{**entry, "outage": {"resume_within": 1}}]})
+    with pytest.raises(ValueError):
+        parse_schedule({"sit_and_go": [{**entry, "outage": {"reconnect_seconds": -1}}]})
+
+
 def test_next_start_is_the_next_slot_of_the_cycle():
     """T-1: MTTs start at fixed times; the next one strictly after now."""
     assert START % 3600 == 0
