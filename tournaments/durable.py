@@ -36,8 +36,14 @@ from twisted.python.failure import Failure
 
 from pokerroom.ledger.transfers import Transfer, transfer_on
 from tournaments import store
-from tournaments.director.bounties import bounty_pool
-from tournaments.director.money import HOUSE_FEES, TDOLLARS, TICKET, MoneyMove, prize_pool
+from tournaments.director.money import (
+    HOUSE_FEES,
+    TDOLLARS,
+    TICKET,
+    MoneyMove,
+    bounty_pool,
+    prize_pool,
+)
 from tournaments.director.payouts import PrizeTable
 from tournaments.director.registration import Decision, Funding
 from tournaments.recorder import Op, Recorder

@@ -58,15 +58,16 @@ from pokerroom.ledger.posting import StaleIds
 from pokerroom.ledger.schema import accounts as accounts_table
 from pokerroom.ledger.transfers import Transfer, transfer_on
 from tournaments import stake_store, store
-from tournaments.director.bounties import bounty_pool
 from tournaments.director.money import (
     HOUSE_FEES,
     HOUSE_OVERLAY,
     HOUSE_ROUNDING,
     TICKET,
     Account,
+    bounty_pool,
     house,
     prize_pool,
+    staking_escrow,
     tdollars,
     wallet,
 )
@@ -77,7 +78,6 @@ from tournaments.director.refunds import (
     outage_refunds,
 )
 from tournaments.director.registration import Funding
-from tournaments.director.staking import staking_escrow
 from tournaments.director.tickets import OnCancel, TicketState, give_back, target_cancelled
 from tournaments.stake_refunds import apply_stakes, record_paid
 

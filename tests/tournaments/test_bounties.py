@@ -16,7 +16,6 @@ from pokerroom.engine import VARIANTS, Hand, HandConfig
 from pokerroom.engine.cards import FULL_DECK
 from tournaments.director import errors
 from tournaments.director.bounties import (
-    BOUNTY_POOL,
     BountyFormat,
     BountyKind,
     BountyPayment,
@@ -34,7 +33,7 @@ from tournaments.director.bounties import (
 )
 from tournaments.director.eliminations import Knockout, PotResult
 from tournaments.director.errors import DirectorError
-from tournaments.director.money import HOUSE_ROUNDING, Account, total, wallet
+from tournaments.director.money import BOUNTY_POOL, HOUSE_ROUNDING, Account, total, wallet
 from tournaments.knockouts import hand_knockouts
 
 DEFERRED = BountyFormat(5000)

@@ -16,12 +16,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tournaments.director import errors
-from tournaments.director.bounties import bounty_pool
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import (
     HOUSE_ROUNDING,
     Account,
     MoneyMove,
+    bounty_pool,
     house,
     prize_pool,
     total,

@@ -40,15 +40,13 @@ from tournaments.director.eliminations import Knockout, PotResult, rank_knockout
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import (
     HOUSE_ROUNDING,
-    Account,
     MoneyMove,
+    bounty_pool,
     house,
     moves,
     wallet,
 )
 from tournaments.director.payouts import BPS, split_equally
-
-BOUNTY_POOL = "bounty_pool"  # the ledger's account kind for a tournament's bounties
 
 
 class BountyKind(StrEnum):
@@ -298,11 +296,6 @@ def end_tournament(state: BountyState) -> BountySettlement:
     """
     totals = dict(state.totals)
     return _settled(state, totals, _pay_totals(totals, Reason.END), 0, True)
-
-
-def bounty_pool(tournament_id: str) -> Account:
-    """A tournament's bounty pool (T-14)."""
-    return Account(BOUNTY_POOL, tournament_id)
 
 
 def bounty_moves(tournament_id: str, settlement: BountySettlement) -> tuple[MoneyMove, ...]:

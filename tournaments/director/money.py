@@ -18,6 +18,8 @@ PRIZE_POOL = "prize_pool"
 HOUSE_FEES = "house_fees"
 HOUSE_OVERLAY = "house_overlay"
 HOUSE_ROUNDING = "house_rounding"
+BOUNTY_POOL = "bounty_pool"  # a tournament's bounties (T-14)
+STAKING_ESCROW = "staking_escrow"  # buyers' money held until settlement (T-17)
 TICKET = "ticket"  # a tournament ticket's value held until used; owner = the ticket id
 
 
@@ -53,6 +55,16 @@ def tdollars(player: str) -> Account:
 def prize_pool(tournament_id: str) -> Account:
     """A tournament's prize pool (T-2, T-6)."""
     return Account(PRIZE_POOL, tournament_id)
+
+
+def bounty_pool(tournament_id: str) -> Account:
+    """A tournament's bounty pool (T-14)."""
+    return Account(BOUNTY_POOL, tournament_id)
+
+
+def staking_escrow(tournament_id: str) -> Account:
+    """A tournament's staking escrow: buyers' money held until settlement (T-17)."""
+    return Account(STAKING_ESCROW, tournament_id)
 
 
 def house(kind: str) -> Account:

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from tournaments.director import errors
-from tournaments.director.bounties import bounty_pool
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import (
     HOUSE_FEES,
     TICKET,
     Account,
     MoneyMove,
+    bounty_pool,
     house,
     moves,
     prize_pool,

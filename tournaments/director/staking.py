@@ -78,21 +78,16 @@ from tournaments.director.money import (
     MoneyMove,
     house,
     moves,
+    staking_escrow,
     wallet,
 )
 from tournaments.director.payouts import BPS
 
-STAKING_ESCROW = "staking_escrow"  # the ledger's account kind for buyers' money (T-17)
 DEFAULT_MARKUP_BPS = 10_000  # 1.00
 MAX_MARKUP_BPS = 12_000  # 1.20
 STAKE = "stake"  # transfer kinds
 REFUND = "refund"
 ROUNDING = "rounding"
-
-
-def staking_escrow(tournament_id: str) -> Account:
-    """A tournament's staking escrow: buyers' money held until settlement (T-17)."""
-    return Account(STAKING_ESCROW, tournament_id)
 
 
 @dataclass(frozen=True, slots=True)
