@@ -57,8 +57,8 @@ log = structlog.get_logger("pokerroom.lobby")
 Result: TypeAlias = "dict[str, Any] | WireObject"
 #: What a request handler returns: the `ok` result at once, or a Deferred that fires with it.
 Answer: TypeAlias = "Result | Deferred[Result]"
-#: Where hand histories come from: (player, table_id or None, limit, before) -> up to limit + 1
-#: (cursor, PHH text) pairs, newest first (HandStore.history_page).
+#: Where hand histories come from: (player, table_id or None, limit, before cursor or None)
+#: -> up to limit + 1 (cursor, PHH text) pairs, newest first (HandStore.history_page).
 Histories: TypeAlias = (
     "Callable[[str, str | None, int, str | None], Deferred[list[tuple[str, str]]]]"
 )

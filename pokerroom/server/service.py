@@ -1,7 +1,7 @@
 """The service tree of `pokerroom serve`: ledger first, then accounts, tables, the listener.
 
 `RoomService` is a MultiService: its children (LedgerService, PlayerAccounts) start in order
-and stop in reverse, so the ledger starts first and stops last (ARCHITECTURE rule 9). Once
+and stop in reverse, so the ledger starts first and stops last (docs/ARCHITECTURE.md rule 9). Once
 they run, every table recovers (C-12: interrupted hands void) and chat mutes load; only then
 does the TCP listener open. Stopping closes the listener, says goodbye to every client,
 stops the tables and finally the ledger.
@@ -41,11 +41,11 @@ from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby
 from pokerroom.server.reactor import IRoomReactor
 from pokerroom.server.settings import RoomSettings
+from pokerroom.server.throttle import LoginThrottle
 
 if TYPE_CHECKING:
     from tournaments.desk import TournamentDesk
     from tournaments.schedule import Schedule, ScheduleEntry, TournamentScheduler
-from pokerroom.server.throttle import LoginThrottle
 
 log = structlog.get_logger("pokerroom.server")
 #: Pending connections the kernel may queue: many clients (re)connect at once after a restart.
