@@ -27,6 +27,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 
 from pokerroom.ledger import LedgerService
+from pokerroom.resources import default_schedule
 from tournaments import recovery
 from tournaments.actor import TournamentActor
 from tournaments.bounty_book import bounty_format
@@ -37,10 +38,10 @@ from tournaments.director.deals import DealMethod
 from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
-from tournaments.templates import CONFIG_DIR, load_structures, structure_from_mapping
+from tournaments.templates import load_structures, structure_from_mapping
 from tournaments.tickets import TicketOffice
 
-SCHEDULE_FILE = CONFIG_DIR / "schedule" / "schedule.toml"
+SCHEDULE_FILE = default_schedule()
 #: Longest entry name: its tournaments' ids (`<name>-<start ms>`) fit the store's 40 characters.
 MAX_NAME = 26
 log = structlog.get_logger("tournaments.schedule")

@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pokerroom.resources import structures_dir
 from tournaments.director.errors import BAD_STRUCTURE, DirectorError
 from tournaments.director.structure import AnteKind, BreakMode, BreakSchedule, Level, Structure
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "config" / "tournaments"
+#: The structure templates the package ships (`config/tournaments/` of the checkout).
+CONFIG_DIR = structures_dir()
 LEVEL_KEYS = {"sb", "bb", "ante", "minutes", "action_seconds", "timebank_add_seconds"}
 
 

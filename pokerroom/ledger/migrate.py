@@ -13,9 +13,10 @@ from sqlalchemy.engine import Engine
 
 from pokerroom.ledger.db import DEFAULT_SQLITE_FILE, make_engine, sqlite_path
 from pokerroom.ledger.errors import SchemaNotAtHead
+from pokerroom.resources import migrations_dir
 
-#: The top-level `migrations/` folder of the (editable) checkout.
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+#: The migrations the package ships (`migrations/` of the checkout).
+MIGRATIONS_DIR = migrations_dir()
 
 
 def alembic_config() -> Config:

@@ -14,12 +14,13 @@ from pokerroom.chat import ChatRules
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.ledger import LedgerSettings
 from pokerroom.protocol.session import SessionSettings
+from pokerroom.resources import default_config
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
 from pokerroom.server.throttle import LoginLimits
 
-#: The checkout's config/room.toml (beside migrations/).
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "room.toml"
+#: The room.toml the package ships (`config/room.toml` of the checkout).
+DEFAULT_CONFIG = default_config()
 SECTIONS = (
     "server",
     "session",
