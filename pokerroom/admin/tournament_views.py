@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.admin import errors as codes
 from pokerroom.admin.audit import Change
-from pokerroom.jobs.lock import advisory_key
+from pokerroom.jobs.lock import lock_key
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind
 from pokerroom.ledger.schema import accounts
@@ -260,7 +260,7 @@ def resume_work(conn: Connection, tournament_id: str, staff: str, now_ms: int) -
             " only a tournament the start-up cancelled for outage can be resumed",
         )
     if conn.dialect.name == "postgresql":  # a refund run elsewhere holds the job's lock
-        key = advisory_key(REFUNDS_JOB)
+        key = lock_key(conn, REFUNDS_JOB)
         if not conn.execute(sa.select(sa.func.pg_try_advisory_xact_lock(key))).scalar_one():
             raise ProtocolError(codes.JOB_RUNNING, "the refund job is running: try again")
     planned = conn.execute(

@@ -2,11 +2,14 @@
 
 - PostgreSQL: `pg_try_advisory_lock` on a connection of its own, held for the whole run; the
   server drops it when that connection ends, so a killed runner never leaves it behind. The
-  holder is also written to `job_locks`, only to name it to a runner that is turned away.
+  lock's key is made of the job's name and the connection's schema (`current_schema()`), so
+  two rooms in two schemas of one database each have their own lock. The holder is also
+  written to `job_locks`, only to name it to a runner that is turned away.
 - SQLite: a lease row in `job_locks` (owner, expiry), taken in one write transaction (SQLite
   has one writer at a time, so two runners cannot both take it) and renewed while the run goes
   on. A lease is free once expired, or at once when its owner is a process of this host that no
-  longer exists (a runner killed by SIGKILL, a crashed server).
+  longer runs: gone, or a zombie that its parent has not reaped yet (a runner killed by
+  SIGKILL, a crashed server; Linux's `/proc/PID/stat` state `Z`).
 
 Blocking: call from the ledger's thread pool, the CLI or tests.
 """
@@ -65,25 +68,51 @@ def runner_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-def advisory_key(job: str) -> int:
-    """A stable signed 64-bit key for the job's PostgreSQL advisory lock."""
-    digest = hashlib.sha256(f"pokerroom.jobs:{job}".encode()).digest()
+def advisory_key(job: str, schema: str = "") -> int:
+    """A stable signed 64-bit key for the job's PostgreSQL advisory lock in `schema`.
+
+    Advisory locks are per database: the schema is part of the key, so the rooms of two
+    schemas (tests run one per test) never share a lock.
+    """
+    digest = hashlib.sha256(f"pokerroom.jobs:{schema}:{job}".encode()).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def lock_key(conn: Connection, job: str) -> int:
+    """The advisory lock key of `job` for the schema `conn` works in (PostgreSQL)."""
+    schema = conn.execute(sa.select(sa.func.current_schema())).scalar()
+    return advisory_key(job, schema or "")
+
+
+def _zombie(pid: int) -> bool:
+    """True if `pid` is a zombie (dead, not yet reaped by its parent): Linux's /proc state Z.
+
+    Where /proc is missing (not Linux) nothing is known: False.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return False
+    # "pid (comm) S ...": comm may hold spaces and parentheses; the state follows the last ")".
+    state = text[text.rfind(b")") + 1 :].split(maxsplit=1)
+    return bool(state) and state[0] == b"Z"
+
+
 def _process_gone(owner: str) -> bool:
-    """True if `owner` names a process of this host that no longer exists."""
+    """True if `owner` names a process of this host that no longer runs (gone, or a zombie)."""
     host, _, rest = owner.partition(":")
     pid_text = rest.partition(":")[0]
     if host != socket.gethostname() or not pid_text.isdigit():
         return False
+    pid = int(pid_text)
     try:
-        os.kill(int(pid_text), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:  # it exists, under another user
-        return False
-    return False
+        return _zombie(pid)
+    return _zombie(pid)
 
 
 def acquire(engine: Engine, job: str, owner: str, now_ms: int, lease_ms: int) -> JobLock | Holder:
@@ -112,9 +141,9 @@ def _acquire_advisory(
     engine: Engine, job: str, owner: str, now_ms: int, lease_ms: int
 ) -> JobLock | Holder:
     """PostgreSQL: the advisory lock on a connection kept for the run."""
-    key = advisory_key(job)
     conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
     try:
+        key = lock_key(conn, job)
         got = conn.execute(sa.select(sa.func.pg_try_advisory_lock(key))).scalar_one()
     except BaseException:
         conn.invalidate()
