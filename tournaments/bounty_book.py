@@ -34,6 +34,7 @@ from tournaments.director.bounties import (
     BountyPayment,
     BountySettlement,
     BountyState,
+    Reason,
 )
 from tournaments.director.eliminations import Knockout
 from tournaments.director.registration import Decision
@@ -215,7 +216,7 @@ class BountyBook:
         if stakes is not None:  # T-17: a seller's bounty shared with their buyers, same transfer
             moves, shared = stakes.share(moves, key, "bounty")
         posted = self._post(moves, key, op, shared)
-        posted.addCallback(lambda _: self._tell(settlement, hands))
+        posted.addCallback(lambda _: self._tell(before, settlement, hands))
         posted.addErrback(self._failed, key)
 
     def _post(
@@ -235,11 +236,31 @@ class BountyBook:
         self.failures.append((key, str(failure.value)))
         self.actor.log.error("bounty_transfer_failed", key=key, error=str(failure.value))
 
-    def _tell(self, settlement: BountySettlement, hands: Mapping[str, str]) -> None:
-        """`bounty_won` to the receiver (and the player whose bounty it was), once stored."""
+    def _tell(
+        self, before: BountyState, settlement: BountySettlement, hands: Mapping[str, str]
+    ) -> None:
+        """`bounty_won` to the receiver (and the player whose bounty it was), once stored; each
+        says the receiver's bounty right after that payment (several knockouts of one hand)."""
         tell = getattr(self.actor.players, "bounty_won", None)
         if tell is None:
             return
-        totals: Mapping[str, int] = settlement.state.totals
-        for payment in settlement.payments:
-            tell(payment, totals.get(payment.entry, 0), hands.get(payment.source, ""))
+        for payment, bounty in zip(
+            settlement.payments, bounties_after(before, settlement.payments), strict=True
+        ):
+            tell(payment, bounty, hands.get(payment.source, ""))
+
+
+def bounties_after(before: BountyState, payments: Sequence[BountyPayment]) -> list[int]:
+    """The receiver's bounty right after each payment, in order (T-14): a knockout takes the
+    busted player's bounty off the table and adds `added` onto the receiver's; the bubble and
+    the end pay a player their whole total, which leaves none."""
+    totals = dict(before.totals)
+    after = []
+    for payment in payments:
+        if payment.reason is Reason.KNOCKOUT:
+            totals.pop(payment.source, None)
+            totals[payment.entry] = totals.get(payment.entry, 0) + payment.added
+        else:
+            totals[payment.entry] = 0
+        after.append(totals.get(payment.entry, 0))
+    return after

@@ -358,7 +358,7 @@ def test_five_hundred_entry_reentry_mtt_pays_every_bounty(engine: Engine, fmt: s
 # --------------------------------------------------------------------------- rigged hands
 
 BOARD = ("2h", "7c", "9s", "Jd", "Qh")  # no pair, no straight, at most two of a suit
-LOSERS = {("3c", "4d"), ("5c", "6d")}  # high card Q-J-9-7-4 and Q-J-9-7-6
+LOSERS = {("3c", "4d"), ("5c", "6d"), ("3h", "4s")}  # high card Q-J-9-7-4 / -6 / -4
 ACES = (("As", "Ks"), ("Ad", "Kd"), ("Ac", "Kc"))  # each A-K-Q-J-9: they tie, beating both
 
 
@@ -477,6 +477,28 @@ def test_simultaneous_knockouts_at_one_table_settle_in_t9_order(engine: Engine, 
         (other,) = set(actor.state.players) - {winner} - {r.entry for r in knocked}
         assert moved[("wallet", winner)] == 3 * START_BOUNTY  # the bubble: all on their head
         assert moved[("wallet", other)] == START_BOUNTY
+    check_run(engine, run, KINDS[fmt])
+
+
+@pytest.mark.parametrize("fmt", ["pko", "classic"])
+def test_three_knockouts_in_one_hand_tell_the_bounty_after_each(engine: Engine, fmt: str) -> None:
+    """T-14, PROTOCOL.md `bounty_won.bounty`: one player busts three in one hand; each message
+    says the receiver's bounty right after THAT knockout (PKO: 5.03 + 2.52 per knockout, so
+    7.55, 10.07, 12.59 — not 12.59 three times; classic: the bounty never grows)."""
+    holes = [("3c", "4d"), ("5c", "6d"), ("3h", "4s"), ACES[0], ACES[1]]
+    bots = Script(random.Random(5), {"As"})
+    run = play(engine, fmt, 5, seed=70, sit_and_go=True, bots=bots, rng=RiggedDeck(7, holes))
+    actor = run.actor
+    knocked = [r for r in actor.results if r.batch == 1]
+    assert len(knocked) == 3 and len({r.busted_by for r in knocked}) == 1
+    (winner,) = knocked[0].busted_by
+    hand = knocked[0].hand_id
+    told = [(p.entry, p.source, p.paid, bounty) for p, bounty, h in bots.told if h == hand]
+    assert [entry for entry, *_ in told] == [winner] * 3
+    share = START_BOUNTY - START_BOUNTY // 2 if fmt == "pko" else 0
+    assert [bounty for *_, bounty in told] == [START_BOUNTY + n * share for n in (1, 2, 3)]
+    paid = START_BOUNTY // 2 if fmt == "pko" else START_BOUNTY
+    assert [p for _, _, p, _ in told] == [paid] * 3  # the amounts paid were right before too
     check_run(engine, run, KINDS[fmt])
 
 
