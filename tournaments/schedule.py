@@ -274,19 +274,40 @@ class TournamentScheduler(Service):
         self.tickets.sweep().addErrback(
             lambda f: log.error("ticket_sweep_failed", error=str(f.value))
         )
+        self._open_sit_and_goes()
         for entry in self.schedule:
             if entry.sit_and_go:
-                if not any(
-                    a.status == "registering" and a.tid.startswith(f"{entry.name}-")
-                    for a in self.actors.values()
-                ):
-                    self._open(entry, f"{entry.name}-{int(now * 1000)}", now)
                 continue
             start = next_start(entry, now)
             tid = f"{entry.name}-{int(start)}"
             due = start - entry.registration_open_minutes * 60 <= now
             if due and tid not in self.actors and tid not in self.finished:
                 self._open(entry, tid, start)
+
+    def _open_sit_and_goes(self) -> None:
+        """One sit-and-go of each kind open for registration: open those missing now."""
+        now = self.reactor.seconds()
+        for entry in self.schedule:
+            if entry.sit_and_go and not any(
+                a.status == "registering" and a.tid.startswith(f"{entry.name}-")
+                for a in self.actors.values()
+            ):
+                self._open(entry, self._sit_and_go_id(entry, now), now)
+
+    def _sit_and_go_id(self, entry: ScheduleEntry, now: float) -> str:
+        """`<name>-<ms>`, the next free millisecond when one opened in the same one."""
+        ms = int(now * 1000)
+        while f"{entry.name}-{ms}" in self.actors or f"{entry.name}-{ms}" in self.finished:
+            ms += 1
+        return f"{entry.name}-{ms}"
+
+    def _changed(self, actor: TournamentActor, why: str) -> None:
+        """Tell the desk; a sit-and-go that filled (or was cancelled) is replaced at once, so
+        that one of each kind is always open (docs/SERVER.md)."""
+        if self.on_change is not None:
+            self.on_change(actor, why)
+        if actor.config.sit_and_go and why in ("start", "cancelled") and self._loop.running:
+            self._open_sit_and_goes()
 
     def _open(self, entry: ScheduleEntry, tid: str, starts_at: float) -> TournamentActor:
         """Create and open one tournament's actor."""
@@ -330,7 +351,7 @@ class TournamentScheduler(Service):
             self.rng,
             players,
             on_end=self._ended,
-            on_change=self.on_change,
+            on_change=self._changed,
             refunds=self.refunds,
             tickets=self.tickets,
         )

@@ -97,6 +97,31 @@ def test_scheduler_keeps_a_sit_and_go_open_and_opens_mtts_on_time(room: Room):
         scheduler.stopService()
 
 
+def test_the_next_sit_and_go_opens_in_the_same_turn_as_one_fills(room: Room):
+    """docs/SERVER.md "one sit-and-go of each kind is always open": the registration that
+    fills one opens the next before the clock moves (not at the scheduler's next check), with
+    an id of its own although both opened in the same millisecond; so does a cancellation."""
+    scheduler = TournamentScheduler(room.clock, room.ledger, [SNG])
+    scheduler.startService()
+    try:
+        (first,) = scheduler.actors.values()
+        before = room.clock.seconds()
+        for n in range(3):
+            room.fund_player(f"s{n}", 1000)
+            room.wait(first.register(f"s{n}"))
+        assert first.status == "running" and room.clock.seconds() == before
+        waiting = [a for a in scheduler.actors.values() if a.status == "registering"]
+        assert len(waiting) == 1 and waiting[0].tid != first.tid
+        assert waiting[0].tid.startswith("sng-3-")
+        second = waiting[0]
+        room.wait(second.cancel())
+        waiting = [a for a in scheduler.actors.values() if a.status == "registering"]
+        assert len(waiting) == 1 and waiting[0].tid not in (first.tid, second.tid)
+        assert room.clock.seconds() == before
+    finally:
+        scheduler.stopService()
+
+
 def test_serve_runs_the_schedule_after_the_ledger(tmp_path: Path):
     """ARCH 9: the scheduler is a child of the room after the ledger, so it stops before it."""
     from twisted.internet.task import Clock
