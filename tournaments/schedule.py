@@ -13,6 +13,8 @@ MTT is not opened twice. Cancelled tournaments are refunded by the refund job (`
 
 from __future__ import annotations
 
+import difflib
+import json
 import secrets
 import tomllib
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -28,17 +30,24 @@ from twisted.internet.task import LoopingCall
 
 from pokerroom.ledger import LedgerService
 from pokerroom.resources import default_schedule
+from pokerroom.typed_config import (
+    ConfigProblems,
+    Minutes,
+    OneOf,
+    build,
+    check,
+    field_types,
+)
 from tournaments import recovery
 from tournaments.actor import TournamentActor
-from tournaments.bounty_book import bounty_format
+from tournaments.bounty_book import FORMAT_NAMES, bounty_format
 from tournaments.config import FORMATS, OutageSettings, TournamentConfig, make_config
-from tournaments.director.bounties import BountyFormat
+from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.deal_flow import DealSettings
 from tournaments.director.deals import DealMethod
-from tournaments.director.errors import DirectorError
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
-from tournaments.templates import load_structures, structure_from_mapping
+from tournaments.templates import load_structures, read_structure
 from tournaments.tickets import TicketOffice
 
 SCHEDULE_FILE = default_schedule()
@@ -77,46 +86,123 @@ class ScheduleEntry:
         return self.players > 0
 
 
+#: Every key of a schedule entry and what it is (docs/SERVER.md lists them with defaults);
+#: `format` is the entry's `fmt`; `outage`, `bounty` and `deals` are tables of their own.
+ENTRY_KINDS: dict[str, Any] = {
+    "name": str,
+    "structure": str,
+    "buy_in": int,
+    "fee": int,
+    "players": int,
+    "every_minutes": Minutes(),
+    "at_minute": Minutes(zero_ok=True),
+    "registration_open_minutes": Minutes(zero_ok=True),
+    "late_registration_levels": int,
+    "format": OneOf(FORMATS),
+    "guarantee": int,
+    "max_seats": int,
+    "between_hands_seconds": float,
+    "outage": dict,
+    "bounty": dict,
+    "deals": dict,
+}
+REQUIRED = ("name", "structure", "buy_in", "fee")
+SECTIONS = ("sit_and_go", "mtt", "structure")
+#: Keys only one kind of entry has: a sit-and-go starts when full, an MTT at its times.
+ONLY = {
+    "sit_and_go": ("players",),
+    "mtt": ("every_minutes", "at_minute", "registration_open_minutes"),
+}
+BOUNTY_KINDS: dict[str, Any] = {
+    "format": OneOf((*FORMAT_NAMES, *(kind.value for kind in BountyKind))),
+    "share_bps": int,
+}
+DEAL_KINDS: dict[str, Any] = {**field_types(DealSettings), "method": DealMethod}
+
+
+def _deals(**values: Any) -> DealSettings:
+    """`deals = {...}`: a deal table allows deals unless it says `allowed = false`."""
+    return DealSettings(**{"allowed": True, **values})
+
+
+def _entry(kind: str, number: int, raw: Any) -> ScheduleEntry:
+    """One `[[sit_and_go]]` or `[[mtt]]` table; ConfigProblems naming each bad key."""
+    name = raw.get("name") if isinstance(raw, Mapping) else None
+    where = f"[[{kind}]] {json.dumps(name) if isinstance(name, str) else f'#{number}'} "
+    other = "mtt" if kind == "sit_and_go" else "sit_and_go"
+    kinds = {key: value for key, value in ENTRY_KINDS.items() if key not in ONLY[other]}
+    required = (*REQUIRED, "players" if kind == "sit_and_go" else "every_minutes")
+    values, problems = check(raw, kinds, where, required)
+    if not isinstance(raw, Mapping):
+        raise ConfigProblems(problems)
+    for key in sorted(set(raw) & set(ONLY[other])):  # a key of the other kind: say so
+        problems = [line for line in problems if not line.startswith(f"{where}{key}:")]
+        problems.append(f"{where}{key}: not a key of [[{kind}]] (a [[{other}]] has it)")
+    for key in ("buy_in", "fee", "guarantee", "late_registration_levels"):
+        if values.get(key, 0) < 0:
+            problems.append(f"{where}{key}: expected 0 or more, got {values[key]}")
+    if values.get("players", 2) < 2:
+        problems.append(
+            f"{where}players: expected an integer of at least 2, got {values['players']}"
+        )
+    if not 2 <= values.get("max_seats", 9) <= 10:
+        problems.append(f"{where}max_seats: expected 2 to 10, got {values['max_seats']}")
+    if values.get("between_hands_seconds", 0) < 0:
+        problems.append(f"{where}between_hands_seconds: expected 0 or more seconds")
+    values["fmt"] = values.pop("format", "freezeout")
+    for key, make, table_kinds in (
+        ("outage", OutageSettings, field_types(OutageSettings)),
+        ("bounty", _bounty, BOUNTY_KINDS),
+        ("deals", _deals, DEAL_KINDS),
+    ):
+        if key in values:
+            needs: tuple[str, ...] = ("share_bps",) if key == "bounty" else ()
+            try:
+                values[key] = build(make, values[key], table_kinds, f"{where}{key}.", needs)
+            except ConfigProblems as exc:
+                problems.extend(exc.problems)
+    if problems:
+        raise ConfigProblems(problems)
+    return ScheduleEntry(**values)
+
+
+def _bounty(share_bps: int, format: str = "deferred") -> BountyFormat:
+    """`bounty = { format = ..., share_bps = N }` (the operator's or the director's name)."""
+    return bounty_format(format, share_bps)
+
+
 def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
-    """Schedule entries from a parsed TOML document; ValueError on a bad one."""
-    unknown = set(data) - {"sit_and_go", "mtt", "structure"}
-    if unknown:
-        raise ValueError(f"unknown schedule sections {sorted(unknown)}")
+    """Schedule entries from a parsed TOML document; ConfigProblems (a ValueError) has one line
+    per problem, naming the entry and the key."""
+    problems: list[str] = []
+    for section in data:
+        if section not in SECTIONS:
+            close = difflib.get_close_matches(section, SECTIONS, n=1)
+            hint = f"did you mean [[{close[0]}]]?" if close else "known: " + ", ".join(SECTIONS)
+            problems.append(f"[[{section}]]: unknown section ({hint})")
     entries = []
     for kind in ("sit_and_go", "mtt"):
-        for raw in data.get(kind, []):
-            values = dict(raw)
-            values["fmt"] = values.pop("format", "freezeout")
+        tables = data.get(kind, [])
+        if not isinstance(tables, list):
+            problems.append(f"[[{kind}]]: expected a list of tables ([[{kind}]] headers)")
+            continue
+        for number, raw in enumerate(tables, 1):
             try:
-                values["outage"] = OutageSettings(**values.get("outage", {}))
-                if "bounty" in values:
-                    raw_bounty = dict(values["bounty"])
-                    values["bounty"] = bounty_format(
-                        str(raw_bounty.pop("format", "deferred")),
-                        int(raw_bounty.pop("share_bps")),
-                    )
-                    if raw_bounty:
-                        raise TypeError(f"unknown bounty settings {sorted(raw_bounty)}")
-                if "deals" in values:
-                    raw_deals = dict(values["deals"])
-                    method = DealMethod(str(raw_deals.pop("method", DealMethod.ICM.value)))
-                    values["deals"] = DealSettings(allowed=True, method=method, **raw_deals)
-                entry = ScheduleEntry(**values)
-            except (TypeError, KeyError, DirectorError) as exc:
-                raise ValueError(f"{kind} {values.get('name')!r}: {exc}") from None
-            if entry.fmt not in FORMATS or entry.buy_in < 0 or entry.fee < 0:
-                raise ValueError(f"bad schedule entry {entry.name!r}")
-            if entry.sit_and_go == (entry.every_minutes > 0) or (kind == "mtt") == entry.sit_and_go:
-                raise ValueError(f"{entry.name!r}: a sit-and-go has players, an MTT every_minutes")
-            entries.append(entry)
-    names = [entry.name for entry in entries]
-    too_long = [name for name in names if len(name) > MAX_NAME]
-    if too_long:  # a tournament id is "<name>-<13 digits>", stored in 40 characters
-        raise ValueError(
-            f"{too_long[0]!r}: a schedule entry's name has {MAX_NAME} characters at most"
-        )
-    if len(names) != len(set(names)):
-        raise ValueError("two schedule entries have the same name")
+                entries.append(_entry(kind, number, raw))
+            except ConfigProblems as exc:
+                problems.extend(exc.problems)
+    seen: set[str] = set()
+    for entry in entries:
+        kind = "sit_and_go" if entry.sit_and_go else "mtt"
+        if len(entry.name) > MAX_NAME:  # a tournament id is "<name>-<13 digits>", in 40 characters
+            problems.append(
+                f"[[{kind}]] {json.dumps(entry.name)} name: {MAX_NAME} characters at most"
+            )
+        if entry.name in seen:
+            problems.append(f"[[{kind}]] {json.dumps(entry.name)} name: two entries have it")
+        seen.add(entry.name)
+    if problems:
+        raise ConfigProblems(problems)
     return entries
 
 
@@ -130,7 +216,8 @@ class Schedule:
 
 
 def load_schedule_file(path: Path = SCHEDULE_FILE) -> Schedule:
-    """Read a schedule file; ValueError naming what is wrong (a missing file is an error too).
+    """Read a schedule file; ConfigProblems (a ValueError) with one line per problem, each
+    starting with the file (a missing file is an error too).
 
     Each `[[structure]]` table is a blind-structure template (as config/tournaments/*.toml);
     each entry's `structure` must name a built-in template or one of these.
@@ -138,20 +225,38 @@ def load_schedule_file(path: Path = SCHEDULE_FILE) -> Schedule:
     try:
         data = tomllib.loads(path.read_text())
     except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+        raise ConfigProblems(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    entries = parse_schedule(data)
+        raise ConfigProblems(f"{path}: {exc}") from None
+    problems: list[str] = []
+    try:
+        entries = parse_schedule(data)
+    except ConfigProblems as exc:
+        problems.extend(exc.problems)
+        entries = []
     structures = dict(load_structures())
-    for raw in data.get("structure", []):
+    raw_structures = data.get("structure", [])
+    if not isinstance(raw_structures, list):
+        problems.append("[[structure]]: expected a list of tables ([[structure]] headers)")
+        raw_structures = []
+    for number, raw in enumerate(raw_structures, 1):
+        name = raw.get("name") if isinstance(raw, Mapping) else None
+        where = f"[[structure]] {json.dumps(name) if isinstance(name, str) else f'#{number}'} "
         try:
-            structure = structure_from_mapping(raw)
-        except DirectorError as exc:
-            raise ValueError(f"{path}: structure {raw.get('name')!r}: {exc.message}") from None
+            structure = read_structure(raw, where)
+        except ConfigProblems as exc:
+            problems.extend(exc.problems)
+            continue
         structures[structure.name] = structure
     for entry in entries:
         if entry.structure not in structures:
-            raise ValueError(f"{path}: {entry.name!r} uses unknown structure {entry.structure!r}")
+            kind = "sit_and_go" if entry.sit_and_go else "mtt"
+            problems.append(
+                f"[[{kind}]] {json.dumps(entry.name)} structure: unknown structure "
+                f"{json.dumps(entry.structure)} (known: {', '.join(sorted(structures))})"
+            )
+    if problems:
+        raise ConfigProblems(problems).within(f"{path}: ")
     return Schedule(tuple(entries), structures)
 
 
@@ -159,7 +264,10 @@ def load_schedule(path: Path = SCHEDULE_FILE) -> list[ScheduleEntry]:
     """The schedule file's entries, or nothing when it does not exist."""
     if not path.exists():
         return []
-    return parse_schedule(tomllib.loads(path.read_text()))
+    try:
+        return parse_schedule(tomllib.loads(path.read_text()))
+    except ConfigProblems as exc:
+        raise exc.within(f"{path}: ") from None
 
 
 def next_start(entry: ScheduleEntry, now: float) -> float:

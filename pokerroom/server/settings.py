@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pokerroom.admin.settings import AdminSettings
 from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
+from pokerroom.engine import VARIANTS
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.ledger import LedgerSettings
 from pokerroom.protocol.session import SessionSettings
@@ -18,9 +21,14 @@ from pokerroom.resources import default_config
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS
 from pokerroom.server.throttle import LoginLimits
+from pokerroom.typed_config import ConfigProblems, OneOf, build, check, field_types, shown
+
+T = TypeVar("T")
 
 #: The room.toml the package ships (`config/room.toml` of the checkout).
 DEFAULT_CONFIG = default_config()
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 9999
 SECTIONS = (
     "server",
     "session",
@@ -36,16 +44,17 @@ SECTIONS = (
 )
 
 
-class SettingsError(ValueError):
-    """The configuration file is unreadable or holds an unknown or invalid setting."""
+class SettingsError(ConfigProblems):
+    """The configuration file is unreadable or holds unknown or invalid settings (one line
+    each, naming the section, the key and what it expects)."""
 
 
 @dataclass(frozen=True, slots=True)
 class RoomSettings:
     """Everything `pokerroom serve` reads from the configuration file."""
 
-    host: str = "0.0.0.0"
-    port: int = 9999
+    host: str = DEFAULT_HOST  # loopback unless the config or --host says otherwise
+    port: int = DEFAULT_PORT
     currency: str = "USD"
     log_format: str = "auto"
     session: SessionSettings = field(default_factory=SessionSettings)
@@ -68,84 +77,125 @@ class RoomSettings:
     jobs: JobSettings = field(default_factory=JobSettings)
 
 
-def _only(section: str, values: Mapping[str, Any], known: set[str]) -> None:
-    unknown = set(values) - known
-    if unknown:
-        raise SettingsError(f"[{section}]: unknown settings {sorted(unknown)}")
+#: `[server]`: what each key is.
+SERVER_KINDS: dict[str, Any] = {
+    "host": str,
+    "port": int,
+    "currency": str,
+    "log_format": OneOf(("auto", "json", "console")),
+}
 
 
-def _dataclass(cls: type, section: str, values: Mapping[str, Any]) -> Any:
-    _only(section, values, {f.name for f in fields(cls)})
-    return cls(**values)
+def _chat_rules(**values: Any) -> ChatRules:
+    """`[chat]` once its keys have their types (the word list is lower-cased there)."""
+    return ChatRules.from_mapping(values)
+
+
+class _Parts:
+    """The sections read so far and the problems found, one line each."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+        self.problems: list[str] = []
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A section's table (empty when absent or not a table)."""
+        raw = self.data.get(name, {})
+        if not isinstance(raw, Mapping):
+            self.problems.append(f"[{name}]: expected a table, got {shown(raw)}")
+            return {}
+        return dict(raw)
+
+    def checked(self, name: str, kinds: Mapping[str, Any]) -> dict[str, Any]:
+        """A section's keys that have their types (the problems kept)."""
+        values, problems = check(self.section(name), kinds, f"[{name}] ")
+        self.problems.extend(problems)
+        return values
+
+    def build(
+        self, make: Callable[..., T], values: Any, kinds: Mapping[str, Any], where: str
+    ) -> T | None:
+        """`make(**values)` once checked; None (and the problems kept) when it cannot be."""
+        try:
+            built: T = build(make, values, kinds, where)
+        except ConfigProblems as exc:
+            self.problems.extend(exc.problems)
+            return None
+        return built
 
 
 def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
-    """Build RoomSettings from a parsed TOML document."""
-    _only("top level", data, set(SECTIONS))
-    server = dict(data.get("server", {}))
-    _only("server", server, {"host", "port", "currency", "log_format"})
-    session = dict(data.get("session", {}))
+    """Build RoomSettings from a parsed TOML document; SettingsError lists every problem."""
+    parts = _Parts(data)
+    for name in data:
+        if name not in SECTIONS:
+            close = difflib.get_close_matches(name, SECTIONS, n=1)
+            hint = f"did you mean [{close[0]}]?" if close else "known: " + ", ".join(SECTIONS)
+            parts.problems.append(f"[{name}]: unknown section ({hint})")
+    server = parts.checked("server", SERVER_KINDS)
+    if not 0 <= server.get("port", 0) <= 65535:
+        parts.problems.append(f"[server] port: expected 0 to 65535, got {server['port']}")
+    session_kinds = {**field_types(SessionSettings), "resume_minutes": float}
+    session = parts.checked("session", session_kinds)
     resume = session.pop("resume_minutes", 30.0)
-    caps = {**DEFAULT_TABLE_CAPS, **data.get("table_caps", {})}
-    _only("table_caps", caps, set(DEFAULT_TABLE_CAPS))
-    if not all(isinstance(v, int) and v >= 1 for v in caps.values()):
-        raise SettingsError("[table_caps]: each cap is a whole number of at least 1")
-    accounts = dict(data.get("accounts", {}))
-    _only("accounts", accounts, {f.name for f in fields(HashSettings) + fields(LoginLimits)})
-    hashing = {k: v for k, v in accounts.items() if k in {f.name for f in fields(HashSettings)}}
-    limits = {k: v for k, v in accounts.items() if k not in hashing}
-    try:
-        login_limits = LoginLimits(**limits)
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[accounts]: {exc}") from None
-    dev = dict(data.get("dev", {}))
-    _only("dev", dev, {"allow_deposit"})
+    session_settings = parts.build(SessionSettings, session, session_kinds, "[session] ")
+    cap_kinds = dict.fromkeys(DEFAULT_TABLE_CAPS, int)
+    caps = parts.checked("table_caps", cap_kinds)
+    for kind, cap in caps.items():
+        if cap < 1:
+            parts.problems.append(f"[table_caps] {kind}: expected at least 1, got {cap}")
+    hash_kinds, limit_kinds = field_types(HashSettings), field_types(LoginLimits)
+    accounts = parts.checked("accounts", hash_kinds | limit_kinds)
+    hashing = parts.build(
+        HashSettings, {k: v for k, v in accounts.items() if k in hash_kinds}, hash_kinds,
+        "[accounts] ",
+    )  # fmt: skip
+    login_limits = parts.build(
+        LoginLimits, {k: v for k, v in accounts.items() if k in limit_kinds}, limit_kinds,
+        "[accounts] ",
+    )  # fmt: skip
+    dev = parts.checked("dev", {"allow_deposit": bool})
     currency = server.get("currency", "USD")
+    table_kinds = field_types(CashTableConfig, leave_out=("table_id",))
+    table_kinds["variant"] = OneOf(tuple(VARIANTS))
     tables = []
-    for table_id, values in data.get("tables", {}).items():
-        values = {"currency": currency, **values}
-        try:
-            tables.append(CashTableConfig.from_mapping(table_id, values))
-        except (TypeError, ValueError) as exc:
-            raise SettingsError(f"[tables.{table_id}]: {exc}") from None
-    tournaments = dict(data.get("tournaments", {}))
-    _only("tournaments", tournaments, {"schedule"})
+    for table_id, values in parts.section("tables").items():
+        where = f"[tables.{table_id}] "
+        values = {"currency": currency, **values} if isinstance(values, Mapping) else values
+        table = parts.build(partial(CashTableConfig, table_id), values, table_kinds, where)
+        if table is not None:
+            tables.append(table)
+    tournaments = parts.checked("tournaments", {"schedule": str})
     schedule = tournaments.get("schedule")
-    if schedule is not None and not isinstance(schedule, str):
-        raise SettingsError('[tournaments]: schedule is the path of a schedule file, or ""')
-    try:
-        chat = ChatRules.from_mapping(data.get("chat", {}))
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[chat]: {exc}") from None
-    database = dict(data.get("database", {}))
+    chat_kinds = field_types(ChatRules) | {"hand_talk_mode": OneOf(("all", "keywords"))}
+    chat = parts.build(_chat_rules, parts.section("chat"), chat_kinds, "[chat] ")
+    database_kinds = {**field_types(LedgerSettings), "reads_per_player": int}
+    database = parts.checked("database", database_kinds)
     reads_per_player = database.pop("reads_per_player", 4)
-    if not isinstance(reads_per_player, int) or reads_per_player < 1:
-        raise SettingsError("[database]: reads_per_player is a whole number of at least 1")
-    try:
-        ledger = LedgerSettings.from_mapping(database)
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[database]: {exc}") from None
-    try:
-        admin = AdminSettings.from_mapping(data.get("admin", {}))
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[admin]: {exc}") from None
-    try:
-        jobs = JobSettings.from_mapping(data.get("jobs", {}))
-    except (TypeError, ValueError) as exc:
-        raise SettingsError(f"[jobs]: {exc}") from None
+    if reads_per_player < 1:
+        parts.problems.append(
+            f"[database] reads_per_player: expected at least 1, got {reads_per_player}"
+        )
+    ledger = parts.build(LedgerSettings, database, database_kinds, "[database] ")
+    admin_kinds = field_types(AdminSettings, leave_out=("config_file",))
+    admin = parts.build(AdminSettings, parts.section("admin"), admin_kinds, "[admin] ")
+    jobs = parts.build(JobSettings, parts.section("jobs"), field_types(JobSettings), "[jobs] ")
+    if parts.problems:
+        raise SettingsError(parts.problems)
+    assert session_settings and hashing and login_limits and chat and ledger and admin and jobs
     return RoomSettings(
         admin=admin,
         jobs=jobs,
-        host=server.get("host", "0.0.0.0"),
-        port=int(server.get("port", 9999)),
+        host=server.get("host", DEFAULT_HOST),
+        port=server.get("port", DEFAULT_PORT),
         currency=currency,
         log_format=server.get("log_format", "auto"),
-        session=_dataclass(SessionSettings, "session", session),
-        resume_minutes=float(resume),
-        table_caps=caps,
-        hashing=_dataclass(HashSettings, "accounts", hashing),
+        session=session_settings,
+        resume_minutes=resume,
+        table_caps={**DEFAULT_TABLE_CAPS, **caps},
+        hashing=hashing,
         login_limits=login_limits,
-        allow_deposit=bool(dev.get("allow_deposit", False)),
+        allow_deposit=dev.get("allow_deposit", False),
         chat=chat,
         database=ledger,
         reads_per_player=reads_per_player,
@@ -155,7 +205,8 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
 
 
 def load_settings(path: str | Path | None = None) -> RoomSettings:
-    """Read a TOML file (default: config/room.toml) into RoomSettings."""
+    """Read a TOML file (default: the shipped room.toml) into RoomSettings; SettingsError has one
+    line per problem, each starting with the file (`room.toml: [server] port: expected ...`)."""
     target = Path(path) if path else DEFAULT_CONFIG
     try:
         with target.open("rb") as handle:
@@ -164,7 +215,10 @@ def load_settings(path: str | Path | None = None) -> RoomSettings:
         raise SettingsError(f"cannot read {target}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{target}: {exc}") from None
-    settings = parse_settings(data)
+    try:
+        settings = parse_settings(data)
+    except SettingsError as exc:
+        raise exc.within(f"{target}: ") from None
     if settings.schedule:  # a relative schedule path is relative to the config file
         path_of = target.parent / Path(settings.schedule).expanduser()
         settings = replace(settings, schedule=str(path_of))

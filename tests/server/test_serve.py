@@ -30,7 +30,7 @@ def test_default_config_has_the_c1_caps_and_several_games() -> None:
         ({"tables": {"t1": {"variant": "XX"}}}, "[tables.t1]"),
         ({"tables": {"t1": {"big_blnd": 2}}}, "[tables.t1]"),
         ({"chat": {"hand_talk_mode": "never"}}, "[chat]"),
-        ({"extra": {}}, "top level"),
+        ({"extra": {}}, "[extra]: unknown section"),
     ],
 )
 def test_unknown_or_bad_settings_are_refused(data: dict, where: str) -> None:

@@ -73,7 +73,7 @@ def test_serve_refuses_a_schedule_that_names_an_unknown_structure(tmp_path: Path
     result = CliRunner().invoke(
         main, ["serve", "--db", db, "--schedule", str(tmp_path / "bad.toml")]
     )
-    assert result.exit_code != 0 and "unknown structure 'x'" in result.output
+    assert result.exit_code != 0 and 'structure: unknown structure "x"' in result.output
 
 
 @pytest.mark.slow
