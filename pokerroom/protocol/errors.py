@@ -108,6 +108,7 @@ SLOW_READER = "slow_reader"  # the client did not read its messages; its queue o
 IDLE_TIMEOUT = "idle_timeout"  # nothing heard from the client for too long
 SESSION_REPLACED = "session_replaced"  # the same player logged in on another connection
 SERVER_SHUTDOWN = "server_shutdown"  # the server is stopping
+INBOUND_FLOOD = "inbound_flood"  # past the inbound budget again and again (docs/SECURITY.md)
 
 # -- anything else --------------------------------------------------------------------------
 INTERNAL_ERROR = "internal_error"  # a bug on the server side; the request changed nothing

@@ -8,7 +8,10 @@ Outbound frames go straight to the transport until it pauses us (its buffer is f
 connection the frames of one reactor turn leave in one write (`WriteBatch`: after each
 request is handled, else at the end of the turn). While paused they wait in a queue, and a
 client whose queue passes `outbound_queue_max` frames or `outbound_queue_max_bytes` bytes is
-cut off (slow_reader). The limits that keep one client from holding the room's memory or
+cut off (slow_reader). Inbound, each read is charged to the connection's budget of frames and
+bytes per second (`pokerroom.protocol.inbound`) before it is decoded; past the budget the
+session stops reading from the socket for a while, and cuts off a client that keeps flooding
+(inbound_flood). The limits that keep one client from holding the room's memory or
 threads (connection caps, the login deadline, the login throttle) are described in
 docs/SECURITY.md.
 """
@@ -39,7 +42,8 @@ from pokerroom.protocol.direct import WriteBatch, batch_for, write_now
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import Frame, Keepalive, goodbye, ok
 from pokerroom.protocol.fields import normalize_name
-from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
+from pokerroom.protocol.framing import MAX_FRAME, NEWLINE, FrameDecoder, encode_frame
+from pokerroom.protocol.inbound import InboundBudget
 from pokerroom.protocol.messages import (
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
@@ -73,6 +77,45 @@ class SessionSettings:
     max_pending_requests: int = 64
     max_connections: int = 10_000
     max_connections_per_address: int = 64
+    #: The inbound budget of one connection (0 turns a rate off): frames (lines) and bytes a
+    #: second, each with a burst; past it the socket is not read for at least
+    #: `inbound_pause_seconds`, and `inbound_pauses_max` pauses within
+    #: `inbound_pause_window_seconds` close it with `goodbye` `inbound_flood` (0 = never).
+    inbound_frames_per_second: float = 100.0
+    inbound_frames_burst: int = 300
+    inbound_bytes_per_second: float = 64 * 1024
+    inbound_bytes_burst: int = 256 * 1024
+    inbound_pause_seconds: float = 1.0
+    inbound_pauses_max: int = 10
+    inbound_pause_window_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "inbound_frames_per_second",
+            "inbound_bytes_per_second",
+            "inbound_pause_seconds",
+            "inbound_pauses_max",
+            "inbound_pause_window_seconds",
+        ):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+        if self.inbound_frames_per_second and self.inbound_frames_burst < 1:
+            raise ValueError("inbound_frames_burst must be at least 1")
+        if self.inbound_bytes_per_second and self.inbound_bytes_burst < MAX_FRAME:
+            raise ValueError(f"inbound_bytes_burst must be at least one frame ({MAX_FRAME})")
+
+    def inbound_budget(self, now: float) -> InboundBudget:
+        """A fresh budget for a connection made at `now` (its buckets full)."""
+        return InboundBudget(
+            now,
+            frames_per_second=self.inbound_frames_per_second,
+            frames_burst=self.inbound_frames_burst,
+            bytes_per_second=self.inbound_bytes_per_second,
+            bytes_burst=self.inbound_bytes_burst,
+            pause_seconds=self.inbound_pause_seconds,
+            pauses_max=self.inbound_pauses_max,
+            window_seconds=self.inbound_pause_window_seconds,
+        )
 
 
 def peer_host(address: object) -> str:
@@ -162,6 +205,8 @@ class RoomSession(Protocol):
         self._batch: list[bytes] = []
         self._last_in = self._last_out = 0.0
         self._timer: IDelayedCall | None = None
+        self._budget = settings.inbound_budget(clock.seconds())
+        self._unpause: IDelayedCall | None = None  # while set, the socket is not read
         self.log = log.bind(session_id=self.session_id)
 
     # -- connection -----------------------------------------------------------------------
@@ -195,6 +240,9 @@ class RoomSession(Protocol):
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._cancel_deadline()
+        if self._unpause is not None and self._unpause.active():
+            self._unpause.cancel()
+        self._unpause = None
         if self._admitted and self.gate is not None:
             self._admitted = False
             self.gate.release(self.address)
@@ -206,8 +254,11 @@ class RoomSession(Protocol):
         self.log.info("disconnected")
 
     def dataReceived(self, data: bytes) -> None:
-        """Reassemble frames and queue them for handling in order."""
+        """Charge the read to the inbound budget, reassemble frames, handle them in order."""
         if self._closing:
+            return
+        wait = self._budget.charge(data.count(NEWLINE), len(data), self.clock.seconds())
+        if wait and not self._hold_reading(wait):
             return
         try:
             frames = self._decoder.feed(data)
@@ -223,6 +274,28 @@ class RoomSession(Protocol):
         self._next()
         if self._writes is not None:  # the answers and the events they caused leave now
             self._writes.flush()
+
+    def _hold_reading(self, seconds: float) -> bool:
+        """Past the inbound budget: do not read the socket for `seconds` (this read is still
+        handled). False if the connection was closed instead, for flooding again and again."""
+        assert self.transport is not None
+        if self._unpause is not None:  # data the transport delivered although paused
+            if self._unpause.getTime() < self.clock.seconds() + seconds:
+                self._unpause.reset(seconds)
+            return True
+        if self._budget.paused(self.clock.seconds()):
+            self.log.warning("inbound_flood", pauses=self.settings.inbound_pauses_max)
+            self.close(errors.INBOUND_FLOOD, "you sent too much, too fast, again and again")
+            return False
+        self.log.debug("reading_paused", seconds=round(seconds, 3))
+        cast(IPushProducer, self.transport).pauseProducing()
+        self._unpause = self.clock.callLater(seconds, self._resume_reading)
+        return True
+
+    def _resume_reading(self) -> None:
+        self._unpause = None
+        if not self._closing and self.transport is not None:
+            cast(IPushProducer, self.transport).resumeProducing()
 
     # -- requests ---------------------------------------------------------------------------
     def _next(self) -> None:
