@@ -249,7 +249,8 @@ class EntryRequests:
         return decision
 
     def unregister(self, player: str) -> Deferred[Decision]:
-        """T-3: buy-in and fee back, until shortly before the start."""
+        """T-3: buy-in and fee back, until shortly before the start (a sit-and-go: until it
+        starts, i.e. while it is not full)."""
         return self._run(self._unregister, player)
 
     @inlineCallbacks
@@ -260,8 +261,9 @@ class EntryRequests:
 
         def decide() -> Decision:
             decision = director_registration.unregister(
-                self.settings, self.state, self.director_clock(), player
-            )
+                self.settings, self.state, self.director_clock(), player,
+                starts_when_full=self.config.sit_and_go,
+            )  # fmt: skip
             return replace(decision, moves=decision.moves + staked) if staked else decision
 
         def undo(decision: Decision) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
@@ -128,6 +129,20 @@ def test_t3_unregister_until_five_minutes_before_the_start() -> None:
     assert first_keys.isdisjoint(m.key for m in again.moves)  # P-2: a new entry, a new key
     assert code_of(unregister, config, state, Clock(START - 300), "p0") == errors.UNREGISTER_CLOSED
     assert code_of(unregister, config, state, BEFORE, "nobody") == errors.NOT_REGISTERED
+
+
+def test_t3_a_tournament_that_starts_when_full_may_be_left_until_it_starts() -> None:
+    """T-3, a sit-and-go (docs/TOURNAMENTS.md): its start time is when it opened, so the
+    deadline never applies; leaving is open until it starts (the last seat taken)."""
+    config = rules()
+    state = registered(config, 1)
+    late = Clock(START + 3600)  # long after the nominal start, not started
+    back = unregister(config, state, late, "p0", starts_when_full=True)
+    assert total(back.moves, wallet("p0")) == 100 and back.state.entries == 0
+    assert code_of(unregister, config, state, late, "p0") == errors.UNREGISTER_CLOSED
+    started = Clock(START + 3600, started=True)
+    leave = partial(unregister, starts_when_full=True)
+    assert code_of(leave, config, state, started, "p0") == errors.UNREGISTER_CLOSED
 
 
 def test_t3_ticket_entries_cannot_unregister_or_get_the_ticket_back() -> None:

@@ -279,24 +279,38 @@ def register(
 
 
 def verify_unregister(
-    settings: RegistrationSettings, state: RegistrationState, clock: Clock, player: str
+    settings: RegistrationSettings,
+    state: RegistrationState,
+    clock: Clock,
+    player: str,
+    *,
+    starts_when_full: bool = False,
 ) -> None:
-    """Raise the reason `player` cannot unregister now, if any (T-3)."""
+    """Raise the reason `player` cannot unregister now, if any (T-3).
+
+    A tournament that starts when full (a sit-and-go) has no start time to close before: it
+    starts the moment its last seat is taken, so it may be left until then."""
     record = state.players.get(player)
     if record is None:
         raise DirectorError(errors.NOT_REGISTERED, "not registered")
     deadline = settings.starts_at - settings.unregister_close_seconds
-    if clock.started or clock.now >= deadline:
+    if clock.started or (not starts_when_full and clock.now >= deadline):
         raise DirectorError(errors.UNREGISTER_CLOSED, "unregistration closed before the start")
     if record.funding is Funding.TICKET and settings.ticket_refund is TicketRefund.REFUSE:
         raise DirectorError(errors.TICKET_NOT_REFUNDABLE, "an entry by ticket cannot unregister")
 
 
 def unregister(
-    settings: RegistrationSettings, state: RegistrationState, clock: Clock, player: str
+    settings: RegistrationSettings,
+    state: RegistrationState,
+    clock: Clock,
+    player: str,
+    *,
+    starts_when_full: bool = False,
 ) -> Decision:
-    """T-3: give back buy-in and fee (a ticket goes back as the ticket)."""
-    verify_unregister(settings, state, clock, player)
+    """T-3: give back buy-in and fee (a ticket goes back as the ticket); a tournament that
+    starts when full may be left until it starts (`verify_unregister`)."""
+    verify_unregister(settings, state, clock, player, starts_when_full=starts_when_full)
     record = state.players[player]
     players = dict(state.players)
     del players[player]
