@@ -21,10 +21,18 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Staff commands on the running room (docs/ADMIN.md).",
     ),
     "bots": ("pokerroom.cli.server_cmds:bots", "Bot clients over the real protocol."),
+    "check-config": (
+        "pokerroom.cli.config_cmds:check_config",
+        "Check a room config and its schedule: what they define, or one line per problem.",
+    ),
     "db": ("pokerroom.cli.ledger_cmds:db", "Database schema commands."),
     "demo": (
         "pokerroom.cli.server_cmds:demo",
         "A server on a temporary database with bots at a few tables.",
+    ),
+    "init": (
+        "pokerroom.cli.config_cmds:init",
+        "Write an editable room.toml and schedule.toml into FOLDER (default: here).",
     ),
     "jobs": (
         "pokerroom.cli.jobs_cmds:jobs",
