@@ -42,13 +42,16 @@ CONSOLE = Actor("(console)", "console")
 class Change:
     """What a unit of work did: before and after for the audit row, the answer's result.
 
-    `audit=False` marks a repeated request (same idempotency key) that did nothing new.
+    `audit=False` marks a repeated request (same idempotency key) that did nothing new;
+    `action` names the audit row's action when the work itself decided it (a wallet correction
+    made at once or stored for approval), else the caller's is kept.
     """
 
     before: Any
     after: Any
     result: dict[str, Any]
     audit: bool = True
+    action: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,8 @@ def audited(
         if not change.audit:
             return Audited(None, change)
         stamp = Actor(actor.name, role.label)
-        row = write_audit(conn, stamp, action, target, change.before, change.after, reason, now_ms)
+        done_as = change.action or action
+        row = write_audit(conn, stamp, done_as, target, change.before, change.after, reason, now_ms)
         return Audited(row, change)
 
     for attempt in range(2):

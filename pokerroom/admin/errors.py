@@ -22,6 +22,9 @@ REFUNDS_STARTED = "refunds_started"  # the refund job planned this tournament's 
 JOB_RUNNING = "job_running"  # a run of the job holds its lock now: try again after it
 UNKNOWN_JOB = "unknown_job"  # no scheduled job has this name
 CONFIG_ERROR = "config_error"  # the room's configuration file cannot be read or is invalid
+APPROVAL_EXPIRED = "approval_expired"  # pending longer than approval_expire_hours
+REQUESTER_DISABLED = "requester_disabled"  # the admin who asked is disabled or not an admin
+UNKNOWN_CURRENCY = "unknown_currency"  # a currency the room does not use (no wallet opened)
 
 ADMIN_CODES = (
     FORBIDDEN,
@@ -38,4 +41,7 @@ ADMIN_CODES = (
     JOB_RUNNING,
     UNKNOWN_JOB,
     CONFIG_ERROR,
+    APPROVAL_EXPIRED,
+    REQUESTER_DISABLED,
+    UNKNOWN_CURRENCY,
 )

@@ -459,10 +459,12 @@ class CorrectArgs:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalListArgs:
-    """Which approvals: pending (default), done, or all."""
+    """Which approvals: pending (default), expired, done, or all."""
 
     status: str = arg(
-        f.choice(("pending", "done", "all")), "pending | done | all", default="pending"
+        f.choice(("pending", "expired", "done", "all")),
+        "pending | expired | done | all",
+        default="pending",
     )
 
 
@@ -473,47 +475,53 @@ class ApproveArgs:
     approval_id: int = arg(f.integer(1, 2**53), "the approval, as `approval_list` shows it", "int")
 
 
+def room_currencies(ctx: Context) -> set[str]:
+    """The currencies the room uses: its own (`[server] currency`) and its cash tables'."""
+    room = ctx.room
+    return {room.currency} | {actor.config.currency for actor in room.lobby.tables.values()}
+
+
 @command("wallet_correct", CorrectArgs, Role.ADMIN, changes=True)
 def wallet_correct(ctx: Context, args: CorrectArgs) -> Deferred[dict[str, Any]]:
     """Correct a wallet by a ledger transfer of kind `correction` (never by editing a balance).
-    Above `[admin] correction_approval_above` cents it waits for a second admin's approval."""
+    Once the corrections made at once to the wallet within `[admin] correction_window_hours`
+    would pass `correction_approval_above` cents (absolute amounts summed, by this admin and
+    by all), it waits for a second admin's approval. Only the room's currencies."""
     currency = args.currency or ctx.room.currency
-    limit = ctx.room.settings.correction_approval_above
-    if abs(args.amount) > limit:
-        d = ctx.change(
-            "wallet_correct_request",
-            args.player,
-            args.reason,
-            store.request_work,
-            ctx.staff,
-            args.key,
-            args.player,
-            args.amount,
-            currency,
-            args.reason,
-            ctx.now_ms(),
+    used = room_currencies(ctx)
+    if currency not in used:
+        raise ProtocolError(
+            codes.UNKNOWN_CURRENCY,
+            f"the room does not use {currency}: {', '.join(sorted(used))}",
+            {"currencies": sorted(used)},
         )
-    else:
-        d = ctx.change(
-            "wallet_correct",
-            args.player,
-            args.reason,
-            store.correct_work,
-            ctx.staff,
-            args.key,
-            args.player,
-            args.amount,
-            currency,
-            args.reason,
-        )
+    settings = ctx.room.settings
+    d = ctx.change(
+        store.CORRECT_ACTION,
+        args.player,
+        args.reason,
+        store.correct_work,
+        ctx.staff,
+        args.key,
+        args.player,
+        args.amount,
+        currency,
+        args.reason,
+        ctx.now_ms(),
+        settings.correction_approval_above,
+        settings.correction_window_ms,
+    )
     return d.addCallback(lambda done: {"audit_id": done.audit_id, **done.change.result})
 
 
 @command("approval_list", ApprovalListArgs, Role.ADMIN, changes=False)
 def approval_list(ctx: Context, args: ApprovalListArgs) -> Deferred[dict[str, Any]]:
-    """Changes waiting for (or given) a second admin's approval, newest first."""
+    """Changes waiting for (or given) a second admin's approval, newest first; a pending one
+    past `approval_expire_hours` is shown `expired`."""
     status = None if args.status == "all" else args.status
-    return ctx.read(store.approval_rows, status).addCallback(lambda rows: {"approvals": rows})
+    expire_ms = ctx.room.settings.approval_expire_ms
+    d = ctx.read(store.approval_rows, status, ctx.now_ms(), expire_ms)
+    return d.addCallback(lambda rows: {"approvals": rows})
 
 
 @command("approval_approve", ApproveArgs, Role.ADMIN, changes=True)
@@ -532,6 +540,7 @@ def approval_approve(ctx: Context, args: ApproveArgs) -> Deferred[dict[str, Any]
             ctx.staff,
             args.approval_id,
             ctx.now_ms(),
+            ctx.room.settings.approval_expire_ms,
         )
         return d.addCallback(lambda done: {"audit_id": done.audit_id, **done.change.result})
 

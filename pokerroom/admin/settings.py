@@ -22,7 +22,13 @@ class AdminSettings:
     login_failures: int = 5  # failed logins for one staff name in the window: then locked
     login_window_minutes: float = 15.0
     address_failures: int = 20  # ... from one address
-    correction_approval_above: int = 10_000  # cents: a larger wallet correction needs approval
+    #: Cents: corrections made at once to one wallet within `correction_window_hours` (their
+    #: absolute amounts summed, by one admin and by all) may reach this; past it, approval.
+    correction_approval_above: int = 10_000
+    correction_window_hours: float = 24.0
+    approval_expire_hours: float = 24.0  # a pending approval older than this cannot be approved
+    max_connections: int = 32  # open admin connections in all (0: no cap)
+    max_connections_per_address: int = 8  # ... from one source address (0: no cap)
     login_timeout_seconds: float = 30.0  # log in within this long of connecting
     idle_timeout_seconds: float = 900.0  # nothing heard for this long: goodbye idle_timeout
     max_pending_requests: int = 16  # requests waiting on one connection: then too_many_requests
@@ -36,9 +42,23 @@ class AdminSettings:
             raise ValueError("correction_approval_above is 0 or more cents")
         if min(self.login_timeout_seconds, self.idle_timeout_seconds) <= 0:
             raise ValueError("login_timeout_seconds and idle_timeout_seconds must be positive")
+        if min(self.correction_window_hours, self.approval_expire_hours) <= 0:
+            raise ValueError("correction_window_hours and approval_expire_hours must be positive")
+        if min(self.max_connections, self.max_connections_per_address) < 0:
+            raise ValueError("max_connections and max_connections_per_address are 0 (off) or more")
         if self.max_pending_requests < 1:
             raise ValueError("max_pending_requests is at least 1")
         self.login_limits()  # its own checks
+
+    @property
+    def correction_window_ms(self) -> int:
+        """The rolling window of corrections made at once, in ms."""
+        return round(self.correction_window_hours * 3_600_000)
+
+    @property
+    def approval_expire_ms(self) -> int:
+        """How long an approval may stay pending, in ms."""
+        return round(self.approval_expire_hours * 3_600_000)
 
     def login_limits(self) -> LoginLimits:
         """The staff login throttle's limits (the players' throttle, with the staff numbers)."""

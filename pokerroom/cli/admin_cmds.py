@@ -481,7 +481,10 @@ def approvals() -> None:
 
 @approvals.command("list")
 @click.option(
-    "--status", type=click.Choice(["pending", "done", "all"]), default="pending", show_default=True
+    "--status",
+    type=click.Choice(["pending", "expired", "done", "all"]),
+    default="pending",
+    show_default=True,
 )
 @json_option
 @click.pass_context
