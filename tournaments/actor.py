@@ -41,6 +41,7 @@ from tournaments.director.rng import Rng
 from tournaments.durable import Durable
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
+from tournaments.presence import ASKED
 from tournaments.prize_change import PrizeChanges
 from tournaments.requests import EntryRequests
 from tournaments.satellite import SeatPayer
@@ -190,10 +191,19 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         table.act(entry, action, amount)
 
     def set_presence(self, entry: str, *, connected: bool, sitting_out: bool) -> None:
-        """T-12: disconnected or sitting out, the player is still dealt in and blinded."""
+        """T-12: disconnected or sitting out, the player is still dealt in and blinded. Asked
+        before they have a seat (before the start, or a late entry), it holds from their first
+        hand: the tournament's `Presence` is kept whether or not a table exists yet."""
         table = self.floor.table_of(entry)
         if table is not None:
             table.set_presence(entry, connected=connected, sitting_out=sitting_out)
+            return
+        presence, now = self.floor.presence, self.clock.seconds()
+        presence.connection(entry, connected)
+        if sitting_out:
+            presence.sit_out(entry, 0, now, ASKED)  # table 0: not seated yet
+        else:
+            presence.sit_in(entry, now)
 
     # ------------------------------------------------------------------ start and cancel
 

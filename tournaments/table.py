@@ -273,6 +273,9 @@ class TournamentTable:
         if sitting_out:
             if self.presence.sit_out(entry, self.table_id, now, ASKED):
                 self._sat_out(entry, ASKED)
+            index = self.driver.index_of(entry)
+            if index is not None:  # asked while their clock runs: acted for now, not at its end
+                self.driver.act_now_for(index, SITTING_OUT)
         elif self.presence.sit_in(entry, now):
             self._sat_in(entry)
 
