@@ -239,6 +239,7 @@ def load_schedule_file(path: Path = SCHEDULE_FILE) -> Schedule:
     if not isinstance(raw_structures, list):
         problems.append("[[structure]]: expected a list of tables ([[structure]] headers)")
         raw_structures = []
+    broken: set[Any] = set()
     for number, raw in enumerate(raw_structures, 1):
         name = raw.get("name") if isinstance(raw, Mapping) else None
         where = f"[[structure]] {json.dumps(name) if isinstance(name, str) else f'#{number}'} "
@@ -246,10 +247,11 @@ def load_schedule_file(path: Path = SCHEDULE_FILE) -> Schedule:
             structure = read_structure(raw, where)
         except ConfigProblems as exc:
             problems.extend(exc.problems)
+            broken.add(name)  # said once: not again for each entry that uses it
             continue
         structures[structure.name] = structure
     for entry in entries:
-        if entry.structure not in structures:
+        if entry.structure not in structures and entry.structure not in broken:
             kind = "sit_and_go" if entry.sit_and_go else "mtt"
             problems.append(
                 f"[[{kind}]] {json.dumps(entry.name)} structure: unknown structure "
