@@ -34,8 +34,22 @@ class Actor:
     required: Role | None = None
 
 
-#: The offline CLI (`pokerroom staff ...`): whoever runs it on the server's machine.
+#: The offline CLI (`pokerroom staff ...`) when no one is named: whoever runs it on the server.
 CONSOLE = Actor("(console)", "console")
+
+
+def console_actor() -> Actor:
+    """The offline CLI's actor: `cli:<OS user>` (the user behind `sudo`, if any), role `console`."""
+    import getpass
+    import os
+
+    user = os.environ.get("SUDO_USER")
+    if not user:
+        try:
+            user = getpass.getuser()
+        except (OSError, KeyError):  # no login name and no passwd entry (a bare container)
+            user = f"uid{os.getuid()}"
+    return Actor(f"cli:{user}", "console")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +169,29 @@ def audited(
             if attempt:
                 raise
     raise AssertionError("unreachable")
+
+
+def console_audited(
+    engine: Engine,
+    actor: Actor,
+    action: str,
+    target: str,
+    reason: str,
+    now_ms: int,
+    work: Callable[..., Change],
+    *args: Any,
+) -> Audited:
+    """`audited` for the offline CLI: no staff account to check, the same unit of work and the
+    same audit row (as `actor`, e.g. `console_actor()`), in one transaction."""
+
+    def unit(conn: Connection) -> Audited:
+        change = work(conn, *args)
+        if not change.audit:
+            return Audited(None, change)
+        row = write_audit(conn, actor, action, target, change.before, change.after, reason, now_ms)
+        return Audited(row, change)
+
+    return in_transaction(engine, unit)
 
 
 def audit_rows(

@@ -1,12 +1,16 @@
-"""Staff accounts: add, list, disable (offline, from the CLI), and look-ups for the endpoint.
+"""Staff accounts: add, list, disable, enable, role and password changes (offline, from the
+CLI), and look-ups for the endpoint.
 
 Blocking functions over an Engine or an open Connection: the CLI calls them directly, the
 admin endpoint in the ledger's thread pool (docs/ARCHITECTURE.md rule 7). Passwords are argon2id
 hashes, as players' are; staff names follow the player name rule (3 to 20 of a-z, 0-9, _).
+Every change writes its audit row in the same transaction (docs/ADMIN.md); a change that
+changes nothing (enable an enabled account, the role it has) raises `NoChange` and writes none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +28,10 @@ MIN_PASSWORD, MAX_PASSWORD = 10, 256
 
 class StaffError(ValueError):
     """A staff account command that cannot be done (bad name, taken, unknown)."""
+
+
+class NoChange(StaffError):
+    """The account is already as asked: nothing changed, no audit row."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +70,16 @@ def _member(row: Any) -> StaffMember:
 
 
 def add_staff(
-    engine: Engine, name: str, role: Role, password_hash: str, now_ms: int
+    engine: Engine,
+    name: str,
+    role: Role,
+    password_hash: str,
+    now_ms: int,
+    *,
+    actor: Actor = CONSOLE,
+    reason: str = "",
 ) -> StaffMember:
-    """Create a staff account; audited as done at the console."""
+    """Create a staff account; audited (`staff_add`) as done by `actor`."""
     name = staff_name(name)
 
     def work(conn: Connection) -> StaffMember:
@@ -72,7 +87,7 @@ def add_staff(
             raise StaffError(f"staff {name!r} exists")
         values = {"name": name, "role": role.label, "password_hash": password_hash}
         conn.execute(sa.insert(staff).values(**values, created_ms=now_ms))
-        write_audit(conn, CONSOLE, "staff_add", name, None, {"role": role.label}, "", now_ms)
+        write_audit(conn, actor, "staff_add", name, None, {"role": role.label}, reason, now_ms)
         return StaffMember(name, role, False, now_ms, None)
 
     try:
@@ -81,30 +96,115 @@ def add_staff(
         raise StaffError(f"staff {name!r} exists") from None
 
 
-def disable_staff(engine: Engine, name: str, now_ms: int) -> StaffMember:
-    """Disable a staff account (its sessions are refused from their next request); audited."""
+def require_staff(bind: Engine | Connection, name: str) -> StaffMember:
+    """The account named `name` (checked against the name rule first), or StaffError."""
+    name = staff_name(name)
+    found = find_staff(bind, name)
+    if found is None:
+        raise StaffError(f"no staff named {name!r}")
+    return found[0]
+
+
+def require_new_name(bind: Engine | Connection, name: str) -> str:
+    """The canonical `name` if it is valid and no account has it yet, else StaffError."""
+    name = staff_name(name)
+    if find_staff(bind, name) is not None:
+        raise StaffError(f"staff {name!r} exists")
+    return name
+
+
+_Update = Callable[[Any], tuple[dict[str, Any], Any, Any]]
+
+
+def _change(
+    engine: Engine,
+    name: str,
+    action: str,
+    update: _Update,
+    now_ms: int,
+    actor: Actor,
+    reason: str,
+) -> StaffMember:
+    """Change one account and write its audit row in one transaction.
+
+    `update(row)` returns the column values to set and the audit row's before and after, or
+    raises NoChange / StaffError.
+    """
     name = staff_name(name)
 
     def work(conn: Connection) -> StaffMember:
         row = conn.execute(sa.select(staff).where(staff.c.name == name)).first()
         if row is None:
             raise StaffError(f"no staff named {name!r}")
-        if row.disabled:
-            raise StaffError(f"staff {name!r} is already disabled")
-        conn.execute(sa.update(staff).where(staff.c.name == name).values(disabled=True))
-        write_audit(
-            conn,
-            CONSOLE,
-            "staff_disable",
-            name,
-            {"disabled": False},
-            {"disabled": True},
-            "",
-            now_ms,
-        )
-        return StaffMember(name, Role.parse(row.role), True, row.created_ms, row.last_login_ms)
+        values, before, after = update(row)
+        conn.execute(sa.update(staff).where(staff.c.name == name).values(**values))
+        write_audit(conn, actor, action, name, before, after, reason, now_ms)
+        changed = conn.execute(sa.select(staff).where(staff.c.name == name)).one()
+        return _member(changed)
 
     return in_transaction(engine, work)
+
+
+def disable_staff(
+    engine: Engine, name: str, now_ms: int, *, actor: Actor = CONSOLE, reason: str = ""
+) -> StaffMember:
+    """Disable a staff account (its sessions are refused from their next request); audited."""
+
+    def update(row: Any) -> tuple[dict[str, Any], Any, Any]:
+        if row.disabled:
+            raise NoChange(f"staff {row.name!r} is already disabled")
+        return {"disabled": True}, {"disabled": False}, {"disabled": True}
+
+    return _change(engine, name, "staff_disable", update, now_ms, actor, reason)
+
+
+def enable_staff(
+    engine: Engine, name: str, now_ms: int, *, actor: Actor = CONSOLE, reason: str = ""
+) -> StaffMember:
+    """Enable a disabled staff account again (it may log in); audited."""
+
+    def update(row: Any) -> tuple[dict[str, Any], Any, Any]:
+        if not row.disabled:
+            raise NoChange(f"staff {row.name!r} is already enabled")
+        return {"disabled": False}, {"disabled": True}, {"disabled": False}
+
+    return _change(engine, name, "staff_enable", update, now_ms, actor, reason)
+
+
+def set_role(
+    engine: Engine,
+    name: str,
+    role: Role,
+    now_ms: int,
+    *,
+    actor: Actor = CONSOLE,
+    reason: str = "",
+) -> StaffMember:
+    """Give a staff account another role (an open session has it from its next request)."""
+
+    def update(row: Any) -> tuple[dict[str, Any], Any, Any]:
+        if row.role == role.label:
+            raise NoChange(f"staff {row.name!r} is already {role.label}")
+        return {"role": role.label}, {"role": row.role}, {"role": role.label}
+
+    return _change(engine, name, "staff_role", update, now_ms, actor, reason)
+
+
+def set_password(
+    engine: Engine,
+    name: str,
+    password_hash: str,
+    now_ms: int,
+    *,
+    actor: Actor = CONSOLE,
+    reason: str = "",
+) -> StaffMember:
+    """Replace a staff account's password hash; audited without any hash."""
+
+    def update(row: Any) -> tuple[dict[str, Any], Any, Any]:
+        return {"password_hash": password_hash}, None, {"password": "changed"}
+
+    return _change(engine, name, "staff_password", update, now_ms, actor, reason)
 
 
 def list_staff(engine: Engine) -> list[StaffMember]:

@@ -24,11 +24,10 @@ from typing import Any
 
 import click
 
-from pokerroom.ledger.db import ENV_VAR, resolve_url
+from pokerroom.cli.database import db_option, opened
 
 DEFAULT_CONFIG = Path("~/.config/pokerroom/admin.toml").expanduser()
 CONFIG_KEYS = {"server", "user", "password", "cafile"}
-DB_HELP = f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite)."
 
 
 class Staff:
@@ -613,63 +612,116 @@ def audit(
 
 
 # -- staff accounts (offline) --------------------------------------------------------------------
+ROLES = ("support", "floor", "director", "admin")
+reason_audit = click.option("--reason", default="", help="Why (kept in the audit log).")
+password_file_option = click.option(
+    "--password-file",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default=None,
+    help="Read the password from the first line of this file (- : standard input) instead of "
+    "asking for it.",
+)
+
+
 @click.group("staff")
 def staff() -> None:
     """Staff accounts, on the database directly (run on the server's machine)."""
 
 
-def _engine(db_url: str | None) -> Any:
-    from pokerroom.ledger import migrate
-    from pokerroom.ledger.errors import LedgerError
+def _terminal() -> bool:
+    """True if the password can be asked for, hidden: standard input is a terminal."""
+    import sys
 
-    try:
-        return migrate.open_ledger_engine(resolve_url(db_url))
-    except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
+    return sys.stdin.isatty()
 
 
-@staff.command("add")
-@click.argument("name")
-@click.option("--role", required=True, type=click.Choice(["support", "floor", "director", "admin"]))
-@click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
-def staff_add(name: str, role: str, db_url: str | None) -> None:
-    """Create staff account NAME with ROLE; asks for its password (hidden, twice)."""
-    from pokerroom.admin.roles import Role
-    from pokerroom.admin.staff import MAX_PASSWORD, MIN_PASSWORD, StaffError, add_staff, staff_name
-    from pokerroom.server.accounts import HashSettings
+def _password(password_file: str | None) -> str:
+    """The new password: the first line of --password-file (- : stdin), else asked twice,
+    hidden, on a terminal; never echoed. Checked against the length rule."""
+    from pokerroom.admin.staff import MAX_PASSWORD, MIN_PASSWORD
 
-    try:
-        staff_name(name)
-    except StaffError as exc:
-        raise click.ClickException(str(exc)) from None
-    password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    if password_file is not None:
+        try:
+            with click.open_file(password_file, encoding="utf-8") as stream:
+                line: str = stream.readline()
+            password = line.rstrip("\r\n")
+        except OSError as exc:
+            raise click.ClickException(f"cannot read {password_file}: {exc.strerror}") from None
+    elif _terminal():
+        password = str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
+    else:
+        raise click.ClickException(
+            "no terminal to ask for the password: use --password-file PATH (- for stdin)"
+        )
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise click.ClickException(
             f"a staff password has {MIN_PASSWORD} to {MAX_PASSWORD} characters"
         )
-    hashed = HashSettings().hasher().hash(password)
-    engine = _engine(db_url)
-    try:
-        member = add_staff(engine, name, Role.parse(role), hashed, int(time.time() * 1000))
-    except StaffError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        engine.dispose()
+    return password
+
+
+def _hash(password: str) -> str:
+    from pokerroom.server.accounts import HashSettings
+
+    return HashSettings().hasher().hash(password)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _staff_change(db_url: str | None, name: str, change: Callable[[Any, str], Any]) -> None:
+    """Check NAME names an account, then `change(engine, canonical_name)`, audited as the OS
+    user; an account already as asked prints so and exits 0, other refusals exit 1."""
+    from pokerroom.admin.staff import NoChange, StaffError, require_staff
+
+    with opened(db_url) as engine:
+        try:
+            member = require_staff(engine, name)
+            change(engine, member.name)
+        except NoChange as exc:
+            click.echo(f"{exc}; nothing changed")
+        except StaffError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@staff.command("add")
+@click.argument("name")
+@click.option("--role", required=True, type=click.Choice(ROLES))
+@password_file_option
+@reason_audit
+@db_option
+def staff_add(
+    name: str, role: str, password_file: str | None, reason: str, db_url: str | None
+) -> None:
+    """Create staff account NAME with ROLE; asks for its password (hidden, twice) on a
+    terminal, else reads --password-file."""
+    from pokerroom.admin.audit import console_actor
+    from pokerroom.admin.roles import Role
+    from pokerroom.admin.staff import StaffError, add_staff, require_new_name
+
+    with opened(db_url) as engine:
+        try:
+            name = require_new_name(engine, name)  # before any prompt
+            hashed = _hash(_password(password_file))
+            actor, now_ms = console_actor(), _now_ms()
+            member = add_staff(
+                engine, name, Role.parse(role), hashed, now_ms, actor=actor, reason=reason
+            )
+        except StaffError as exc:
+            raise click.ClickException(str(exc)) from None
     click.echo(f"staff {member.name}: {member.role.label}")
 
 
 @staff.command("list")
-@click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
+@db_option
 @json_option
 def staff_list(db_url: str | None, as_json: bool) -> None:
     """Every staff account."""
     from pokerroom.admin.staff import list_staff
 
-    engine = _engine(db_url)
-    try:
+    with opened(db_url) as engine:
         members = [m.as_dict() for m in list_staff(engine)]
-    finally:
-        engine.dispose()
     rows = [
         (m["name"], m["role"], "disabled" if m["disabled"] else "", _when(m["last_login_ms"]))
         for m in members
@@ -683,22 +735,76 @@ def staff_list(db_url: str | None, as_json: bool) -> None:
 
 @staff.command("disable")
 @click.argument("name")
-@click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
+@reason_audit
+@db_option
 @yes_option
-def staff_disable(name: str, db_url: str | None, yes: bool) -> None:
+def staff_disable(name: str, reason: str, db_url: str | None, yes: bool) -> None:
     """Disable staff account NAME: no login, and its open sessions are refused."""
-    from pokerroom.admin.staff import StaffError, disable_staff
+    from pokerroom.admin.audit import console_actor
+    from pokerroom.admin.staff import disable_staff
 
-    if not yes:
-        click.confirm(f"disable staff {name}?", abort=True)
-    engine = _engine(db_url)
-    try:
-        disable_staff(engine, name, int(time.time() * 1000))
-    except StaffError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        engine.dispose()
-    click.echo(f"staff {name}: disabled")
+    def change(engine: Any, canonical: str) -> None:
+        if not yes:
+            click.confirm(f"disable staff {canonical}?", abort=True)
+        disable_staff(engine, canonical, _now_ms(), actor=console_actor(), reason=reason)
+        click.echo(f"staff {canonical}: disabled")
+
+    _staff_change(db_url, name, change)
+
+
+@staff.command("enable")
+@click.argument("name")
+@reason_audit
+@db_option
+def staff_enable(name: str, reason: str, db_url: str | None) -> None:
+    """Enable disabled staff account NAME again: it may log in."""
+    from pokerroom.admin.audit import console_actor
+    from pokerroom.admin.staff import enable_staff
+
+    def change(engine: Any, canonical: str) -> None:
+        enable_staff(engine, canonical, _now_ms(), actor=console_actor(), reason=reason)
+        click.echo(f"staff {canonical}: enabled")
+
+    _staff_change(db_url, name, change)
+
+
+@staff.command("role")
+@click.argument("name")
+@click.argument("role", type=click.Choice(ROLES))
+@reason_audit
+@db_option
+def staff_role(name: str, role: str, reason: str, db_url: str | None) -> None:
+    """Give staff account NAME another ROLE (an open session has it from its next request)."""
+    from pokerroom.admin.audit import console_actor
+    from pokerroom.admin.roles import Role
+    from pokerroom.admin.staff import set_role
+
+    def change(engine: Any, canonical: str) -> None:
+        set_role(
+            engine, canonical, Role.parse(role), _now_ms(), actor=console_actor(), reason=reason
+        )
+        click.echo(f"staff {canonical}: {role}")
+
+    _staff_change(db_url, name, change)
+
+
+@staff.command("password")
+@click.argument("name")
+@password_file_option
+@reason_audit
+@db_option
+def staff_password(name: str, password_file: str | None, reason: str, db_url: str | None) -> None:
+    """Set a new password for staff account NAME: asked twice, hidden, on a terminal, else
+    read from --password-file."""
+    from pokerroom.admin.audit import console_actor
+    from pokerroom.admin.staff import set_password
+
+    def change(engine: Any, canonical: str) -> None:
+        hashed = _hash(_password(password_file))  # the name was checked first
+        set_password(engine, canonical, hashed, _now_ms(), actor=console_actor(), reason=reason)
+        click.echo(f"staff {canonical}: password changed")
+
+    _staff_change(db_url, name, change)
 
 
 COMMANDS = [admin, staff]

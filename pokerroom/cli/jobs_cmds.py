@@ -9,30 +9,21 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from sqlalchemy.engine import Engine
 
-from pokerroom.jobs import JOBS, JobContext, JobSettings, RefundsJob, job_run, run_blocking
-from pokerroom.jobs import refunds as refund_job
-from pokerroom.jobs.lock import runner_name
-from pokerroom.jobs.runs import recent_runs
-from pokerroom.ledger import migrate
-from pokerroom.ledger.db import ENV_VAR, resolve_url
-from pokerroom.ledger.errors import LedgerError
-from tournaments.store import HOUSE_ROW
+from pokerroom.cli.database import db_option, opened
 
-DB_HELP = (
-    f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite "
-    "in the working directory)."
-)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pokerroom.jobs import refunds as refund_job
+
+#: The jobs `jobs run` and `jobs list --job` know (pokerroom.jobs.JOBS; a test keeps them equal).
+JOB_NAMES = ("refunds",)
 COLUMNS = (
     ("fee", "fee"),
     ("buy_in", "buy-in"),
@@ -42,25 +33,13 @@ COLUMNS = (
     ("bounty", "bounty"),
 )
 
-db_option = click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
 json_option = click.option("--json", "as_json", is_flag=True, help="One JSON document.")
-
-
-@contextmanager
-def _engine(db_url: str | None) -> Iterator[Engine]:
-    """An engine at head; ledger errors exit 1 with their message."""
-    try:
-        engine = migrate.open_ledger_engine(resolve_url(db_url))
-    except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        yield engine
-    finally:
-        engine.dispose()
 
 
 def _console() -> Console:
     """Rich output on stdout; wide enough for the tables when stdout is not a terminal."""
+    from rich.console import Console
+
     return Console(file=sys.stdout, width=None if sys.stdout.isatty() else 160)
 
 
@@ -76,7 +55,7 @@ def jobs() -> None:
 
 
 @jobs.command("run")
-@click.argument("job", type=click.Choice(JOBS))
+@click.argument("job", type=click.Choice(JOB_NAMES))
 @db_option
 @click.option("--dry-run", is_flag=True, help="Print who would get what; move nothing.")
 @json_option
@@ -95,7 +74,13 @@ def jobs_run(
 
     refunds: pays the T-18 refunds of every cancelled tournament, each component once.
     """
-    with _engine(db_url) as engine:
+    import time
+
+    from pokerroom.jobs import JobContext, JobSettings, RefundsJob, job_run, run_blocking
+    from pokerroom.jobs import refunds as refund_job
+    from pokerroom.jobs.lock import runner_name
+
+    with opened(db_url) as engine:
         if dry_run:
             previews = refund_job.preview(engine)
             if as_json:
@@ -161,6 +146,10 @@ def _preview_json(previews: Sequence[refund_job.Preview]) -> dict[str, Any]:
 
 def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
     """The dry run for people: one table per tournament, one line per player."""
+    from rich.table import Table
+
+    from tournaments.store import HOUSE_ROW
+
     console = _console()
     if not previews:
         console.print("refunds (dry run): no cancelled tournament waits for refunds")
@@ -211,11 +200,17 @@ def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
 @jobs.command("list")
 @db_option
 @click.option("--limit", type=click.IntRange(1, 1000), default=20, show_default=True)
-@click.option("--job", "job_name", type=click.Choice(JOBS), default=None, help="Only this job.")
+@click.option(
+    "--job", "job_name", type=click.Choice(JOB_NAMES), default=None, help="Only this job."
+)
 @json_option
 def jobs_list(db_url: str | None, limit: int, job_name: str | None, as_json: bool) -> None:
     """The most recent job runs, newest first (a `running` row with no end was killed)."""
-    with _engine(db_url) as engine:
+    from rich.table import Table
+
+    from pokerroom.jobs.runs import recent_runs
+
+    with opened(db_url) as engine:
         rows = recent_runs(engine, limit, job_name)
     if as_json:
         click.echo(

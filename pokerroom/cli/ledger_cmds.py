@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy.engine import Engine
 
-from pokerroom.ledger import migrate, reports
-from pokerroom.ledger.db import ENV_VAR, make_engine, resolve_url
-from pokerroom.ledger.errors import LedgerError
+from pokerroom.cli.database import db_option, opened, problem
 
-DB_HELP = (
-    f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite "
-    "in the working directory)."
-)
+if TYPE_CHECKING:
+    from pokerroom.ledger import reports
+
 ACCOUNT_HELP = "ACCOUNT is a numeric id or kind:owner:currency, e.g. wallet:alice:USD."
 
-db_option = click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
 
-
-@contextmanager
-def _ledger_engine(db_url: str | None) -> Iterator[Engine]:
-    """An engine at head (a brand-new default SQLite file is created); errors exit 1."""
-    try:
-        engine = migrate.open_ledger_engine(resolve_url(db_url))
-    except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        yield engine
-    except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
-    finally:
-        engine.dispose()
+def _ledger_error(exc: Exception) -> click.ClickException:
+    """A ledger refusal (an unknown account, ...) as one line, exit 1."""
+    return click.ClickException(str(exc))
 
 
 @click.group("db")
@@ -44,19 +27,22 @@ def db() -> None:
 @db.command("upgrade")
 @db_option
 def db_upgrade(db_url: str | None) -> None:
-    """Create or upgrade the database schema to the newest revision."""
-    engine = make_engine(resolve_url(db_url))
+    """Create or upgrade the database schema to the newest revision.
+
+    A SQLite file is created if missing (in an existing folder); a file this command created is
+    removed again when a migration fails.
+    """
+    from pokerroom.ledger.db import DatabaseError
+    from pokerroom.ledger.migrate import upgrade_database
+
     try:
-        before = migrate.current_revision(engine)
-        migrate.upgrade(engine)
-        after = migrate.current_revision(engine)
-    finally:
-        engine.dispose()
-    where = migrate.url_for_humans(engine)
-    if before == after:
-        click.echo(f"{where}: already at head ({after})")
+        done = upgrade_database(db_url)
+    except DatabaseError as exc:
+        raise problem(exc) from None
+    if done.before == done.after:
+        click.echo(f"{done.where}: already at head ({done.after})")
     else:
-        click.echo(f"{where}: upgraded {before or 'empty'} -> {after}")
+        click.echo(f"{done.where}: upgraded {done.before or 'empty'} -> {done.after}")
 
 
 @click.group("ledger")
@@ -68,9 +54,12 @@ def ledger() -> None:
 @db_option
 def ledger_check(db_url: str | None) -> None:
     """Verify the ledger; exit 0 only if every invariant holds (P-2)."""
-    with _ledger_engine(db_url) as engine:
+    from pokerroom.ledger import reports
+    from pokerroom.ledger.db import where
+
+    with opened(db_url) as engine:
         report = reports.check_ledger(engine)
-        click.echo(f"ledger check: {migrate.url_for_humans(engine)}")
+        click.echo(f"ledger check: {where(engine.url)}")
     click.echo(f"{report.entries} entries, {report.postings} postings, {report.accounts} accounts")
     click.echo("totals per currency (must be 0):")
     for currency, total in sorted(report.currency_totals.items()):
@@ -109,8 +98,14 @@ def _problems(report: reports.CheckReport) -> list[str]:
 @db_option
 def ledger_balance(account: str, db_url: str | None) -> None:
     """Show one account's balance."""
-    with _ledger_engine(db_url) as engine:
-        found = reports.balance(engine, account)
+    from pokerroom.ledger import reports
+    from pokerroom.ledger.errors import LedgerError
+
+    with opened(db_url) as engine:
+        try:
+            found = reports.balance(engine, account)
+        except LedgerError as exc:
+            raise _ledger_error(exc) from None
     click.echo(f"{found.identifier} (id {found.id}): {found.balance}")
 
 
@@ -120,8 +115,14 @@ def ledger_balance(account: str, db_url: str | None) -> None:
 @db_option
 def ledger_statement(account: str, limit: int, db_url: str | None) -> None:
     """Show one account's latest postings, oldest first."""
-    with _ledger_engine(db_url) as engine:
-        result = reports.statement(engine, account, limit)
+    from pokerroom.ledger import reports
+    from pokerroom.ledger.errors import LedgerError
+
+    with opened(db_url) as engine:
+        try:
+            result = reports.statement(engine, account, limit)
+        except LedgerError as exc:
+            raise _ledger_error(exc) from None
     acct = result.account
     click.echo(f"{acct.identifier} (id {acct.id}): balance {acct.balance}")
     click.echo(f"{'transfer':>9}  {'when':<19}  {'kind':<16} {'amount':>12} {'after':>12}  key")

@@ -11,8 +11,9 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IListeningPort
 from twisted.python.failure import Failure
 
+from pokerroom.cli.database import db_option, opened, problem
 from pokerroom.ledger import migrate
-from pokerroom.ledger.db import ENV_VAR, resolve_url
+from pokerroom.ledger.db import ENV_VAR
 from pokerroom.ledger.errors import LedgerError
 
 if TYPE_CHECKING:
@@ -76,9 +77,9 @@ def serve(
         raise click.ClickException(f"tournament schedule: {exc}") from None
     configure_logging(settings.log_format)
     try:
-        engine = migrate.open_ledger_engine(resolve_url(db_url))  # ARCH 9: refused if not at head
+        engine = migrate.open_database(db_url, create=migrate.is_default_file(db_url))  # ARCH 9
     except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise problem(exc) from None
     raise SystemExit(run_server(engine, settings, port, schedule))
 
 
@@ -272,21 +273,31 @@ def player() -> None:
 @player.command("moderator")
 @click.argument("name")
 @click.option("--revoke", is_flag=True, help="Take the right away instead.")
-@click.option("--db", "db_url", metavar="URL", default=None, help=DB_HELP)
-def player_moderator(name: str, revoke: bool, db_url: str | None) -> None:
-    """Give NAME the right to mute players in chat (C-13), or take it away."""
-    from pokerroom.server.accounts import set_moderator
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+@db_option
+def player_moderator(name: str, revoke: bool, reason: str, db_url: str | None) -> None:
+    """Give NAME the right to mute players in chat (C-13), or take it away; audited."""
+    import time
 
-    try:
-        engine = migrate.open_ledger_engine(resolve_url(db_url))
-    except LedgerError as exc:
-        raise click.ClickException(str(exc)) from None
-    try:
-        if not set_moderator(engine, name, not revoke):
-            raise click.ClickException(f"no player named {name!r}")
-    finally:
-        engine.dispose()
-    click.echo(f"{name}: moderator {'revoked' if revoke else 'granted'} (applies at next login)")
+    from pokerroom.admin.audit import console_actor, console_audited
+    from pokerroom.admin.errors import NO_CHANGE
+    from pokerroom.admin.store import moderator_work
+    from pokerroom.protocol.errors import ProtocolError
+
+    flag, now_ms = not revoke, int(time.time() * 1000)
+    with opened(db_url) as engine:
+        try:
+            actor = console_actor()
+            done = console_audited(
+                engine, actor, "player_moderator", name, reason, now_ms, moderator_work, name, flag
+            )
+        except ProtocolError as exc:
+            if exc.code != NO_CHANGE:
+                raise click.ClickException(exc.message) from None
+            click.echo(f"{name}: {exc.message}; nothing changed")
+            return
+    what = "revoked" if revoke else "granted"
+    click.echo(f"{name}: moderator {what} (applies at next login; audit {done.audit_id})")
 
 
 COMMANDS = [serve, bots, demo, player]

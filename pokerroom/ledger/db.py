@@ -1,9 +1,15 @@
-"""Engines for SQLite and PostgreSQL, the default URL, and transactions with retries."""
+"""Engines for SQLite and PostgreSQL, the default URL, and transactions with retries.
+
+`DatabaseError` is the one error for a database that cannot be opened as asked (a wrong URL,
+no such database, a server that does not answer, a refused login, an old schema): a stable
+`code` and a one-line message (`describe_connect_error` turns a driver's error into one).
+"""
 
 from __future__ import annotations
 
 import os
 import random
+import re
 import sqlite3
 import time
 from collections.abc import Callable
@@ -15,6 +21,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from pokerroom.ledger.errors import LedgerError
+
 ENV_VAR = "POKERROOM_DB"
 DEFAULT_SQLITE_FILE = "pokerroom.sqlite"
 READ_ONLY = "ledger_read_only"
@@ -23,14 +31,113 @@ T = TypeVar("T")
 _PG_RETRY_STATES = frozenset({"40001", "40P01"})  # serialization failure, deadlock
 
 
+#: The backends the room runs on; any other URL scheme is refused before connecting.
+BACKENDS = ("sqlite", "postgresql")
+#: PostgreSQL: seconds to wait for the server to answer a new connection (rule 16), unless
+#: the URL says `?connect_timeout=N`.
+PG_CONNECT_TIMEOUT = 10
+
+# The `code` of each DatabaseError (docs/OPERATIONS.md maps them to exit codes).
+BAD_URL = "bad_database_url"
+NO_DATABASE = "no_database"
+CANNOT_CREATE = "cannot_create_database"
+UNAVAILABLE = "database_unavailable"
+REFUSED = "database_refused"
+NOT_AT_HEAD = "schema_not_at_head"
+NOT_A_DATABASE = "not_a_database"
+MIGRATION_FAILED = "migration_failed"
+
+
+class DatabaseError(LedgerError):
+    """The database cannot be opened or used as asked; `code` says why, the message in one line."""
+
+    code = "database_error"
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(" ".join(message.split()))
+        self.code = code
+
+
 def default_url() -> str:
     """`$POKERROOM_DB`, or a SQLite file `pokerroom.sqlite` in the working directory."""
     return os.environ.get(ENV_VAR) or f"sqlite:///{DEFAULT_SQLITE_FILE}"
 
 
 def resolve_url(url: str | None) -> str:
-    """The URL given on the command line, else the default."""
-    return url if url else default_url()
+    """The URL given (else the default); a plain path (no `://`) is a SQLite file.
+
+    The path is relative to the working directory, and `~` is expanded.
+    """
+    chosen = url if url else default_url()
+    if "://" in chosen:
+        return chosen
+    return f"sqlite:///{os.path.abspath(os.path.expanduser(chosen))}"
+
+
+def check_url(url: str) -> URL:
+    """The parsed URL of a backend the room runs on, or DatabaseError(BAD_URL)."""
+    try:
+        parsed = make_url(url)
+    except sa.exc.ArgumentError:
+        raise DatabaseError(
+            BAD_URL, f"{url!r} is not a database URL: use a file path, {EXAMPLES}"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend == "postgres":
+        backend = "postgresql"
+    if backend not in BACKENDS:
+        raise DatabaseError(
+            BAD_URL,
+            f"unknown database scheme {parsed.drivername!r} in {where(parsed)}: use {EXAMPLES}",
+        )
+    if backend == "postgresql" and not parsed.database:
+        raise DatabaseError(BAD_URL, f"{where(parsed)} names no database: use {EXAMPLES}")
+    return parsed
+
+
+EXAMPLES = "sqlite:///PATH or postgresql://USER@HOST/DATABASE"
+
+
+def where(url: str | URL) -> str:
+    """How to name the database in a message: a SQLite file's absolute path, else the URL
+    as typed (no password, no driver suffix)."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    path = sqlite_path(parsed) if parsed.get_backend_name() == "sqlite" else None
+    if path is not None:
+        return os.path.abspath(path)
+    if parsed.drivername == "postgresql+psycopg":
+        parsed = parsed.set(drivername="postgresql")
+    return parsed.render_as_string(hide_password=True)
+
+
+_PG_PREFIXES = (
+    re.compile(r"^connection failed:\s*"),
+    re.compile(r"^connection to server at [^,]*, port \d+ failed:\s*"),
+    re.compile(r"^connection to server on socket [^ ]* failed:\s*"),
+    re.compile(r"^FATAL:\s*"),
+)
+_PG_NO_DATABASE = re.compile(r'database "[^"]*" does not exist')
+_PG_REFUSED = re.compile(
+    r'role "[^"]*" does not exist|password authentication failed|no pg_hba\.conf entry'
+    r"|permission denied|no password supplied|authentication failed",
+    re.IGNORECASE,
+)
+
+
+def describe_connect_error(url: str | URL, exc: BaseException) -> DatabaseError:
+    """The DatabaseError for a failure to connect or to use the database at `url` (one line)."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    for prefix in _PG_PREFIXES:
+        text = prefix.sub("", text)
+    name = where(url)
+    if isinstance(orig, sqlite3.DatabaseError) and "not a database" in text:
+        return DatabaseError(NOT_A_DATABASE, f"{name} is not a SQLite database ({text})")
+    if _PG_NO_DATABASE.search(text):
+        return DatabaseError(NO_DATABASE, f"no database at {name}: {text}")
+    if _PG_REFUSED.search(text):
+        return DatabaseError(REFUSED, f"{name} refused the connection: {text}")
+    return DatabaseError(UNAVAILABLE, f"cannot reach the database {name}: {text}")
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -66,7 +173,10 @@ def make_engine(
         engine = sa.create_engine(parsed, connect_args=connect)
         _install_sqlite_hooks(engine, busy_timeout)
         return engine
-    return sa.create_engine(parsed, pool_size=pool_size, max_overflow=pool_size)
+    args: dict[str, object] = {}
+    if "connect_timeout" not in parsed.query:
+        args["connect_timeout"] = PG_CONNECT_TIMEOUT
+    return sa.create_engine(parsed, pool_size=pool_size, max_overflow=pool_size, connect_args=args)
 
 
 def _install_sqlite_hooks(engine: Engine, busy_timeout: float) -> None:

@@ -21,6 +21,7 @@ import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
 
+from pokerroom.admin.audit import console_actor
 from pokerroom.admin.schema import approvals, audit
 from pokerroom.cli import main
 from pokerroom.ledger import check_ledger, make_engine, upgrade
@@ -132,8 +133,8 @@ class _server:
         for name, role in STAFF.items() if self.staff else ():
             done = runner.invoke(
                 main,
-                ["staff", "add", name, "--role", role, "--db", self.url],
-                input=f"{PASSWORD}\n{PASSWORD}\n",
+                ["staff", "add", name, "--role", role, "--db", self.url, "--password-file", "-"],
+                input=f"{PASSWORD}\n",
             )
             assert done.exit_code == 0, done.output
         (self.folder / "room.toml").write_text(self.room_toml or config(self.endpoint))
@@ -596,7 +597,7 @@ def test_staff_logins_are_throttled_and_a_disabled_account_is_shut_out(room: Roo
     again.close()
     [row] = new_rows(room, count)
     assert (row.staff, row.role, row.action, row.target) == (
-        "(console)",
+        console_actor().name,
         "console",
         "staff_disable",
         "gone",

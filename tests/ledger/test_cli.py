@@ -9,8 +9,9 @@ import sqlalchemy as sa
 from click.testing import CliRunner, Result
 
 from pokerroom.cli import main
+from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import AccountKind, AccountRef, external, wallet
-from pokerroom.ledger.migrate import head_revision
+from pokerroom.ledger.migrate import current_revision, downgrade, head_revision, upgrade
 from pokerroom.ledger.transfers import move
 
 USD = "USD"
@@ -108,11 +109,20 @@ def test_unknown_account_is_an_error(engine: sa.Engine, db_url: str, account: st
 
 
 def test_ledger_commands_refuse_a_database_not_at_head(db_url: str) -> None:
-    """ARCH 9: the error names the command that fixes it."""
+    """ARCH 9: a database one revision behind is refused in one line naming the command that
+    fixes it, exit 65 (docs/OPERATIONS.md), and is left as it was."""
+    engine = make_engine(db_url)
+    upgrade(engine)
+    downgrade(engine, "-1")
+    behind = current_revision(engine)
     result = _run("ledger", "check", "--db", db_url)
-    assert result.exit_code == 1
-    assert "schema_not_at_head" in result.output
-    assert "pokerroom db upgrade --db" in result.output
+    assert result.exit_code == 65
+    assert f"is at revision {behind}, not {head_revision()}: run pokerroom db upgrade --db" in (
+        result.output
+    )
+    assert len(result.output.splitlines()) == 1
+    assert current_revision(engine) == behind
+    engine.dispose()
 
 
 def test_env_var_overrides_the_default_database(
@@ -125,13 +135,17 @@ def test_env_var_overrides_the_default_database(
     assert result.exit_code == 0 and result.output.endswith(": 3000\n")
 
 
-def test_default_database_is_created_in_the_working_directory_sqlite(
+def test_default_database_is_never_created_by_a_report_sqlite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without --db or $POKERROOM_DB, a brand-new pokerroom.sqlite is created at head."""
+    """Without --db or $POKERROOM_DB, `ledger check` in a folder with no pokerroom.sqlite
+    says so (exit 66) and creates nothing; `db upgrade` creates it, then the check passes."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POKERROOM_DB", raising=False)
     result = _run("ledger", "check")
+    assert result.exit_code == 66
+    assert "no database at" in result.output and list(tmp_path.iterdir()) == []
+    assert _run("db", "upgrade").exit_code == 0
+    result = _run("ledger", "check")
     assert result.exit_code == 0, result.output
     assert "0 entries, 0 postings, 0 accounts" in result.output
-    assert (tmp_path / "pokerroom.sqlite").exists()

@@ -10,7 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from pokerroom.ledger import migrate
-from pokerroom.ledger.db import make_engine
+from pokerroom.ledger.db import DatabaseError, make_engine
 from pokerroom.ledger.errors import SchemaNotAtHead
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.transfers import move
@@ -93,17 +93,24 @@ def test_negative_balance_is_refused_by_the_named_check(engine: sa.Engine) -> No
         conn.exec_driver_sql("UPDATE accounts SET balance = -1 WHERE kind = 'wallet'")
 
 
-def test_brand_new_default_sqlite_file_is_created_at_head_sqlite(
+def test_only_a_creating_open_makes_a_database_sqlite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Only the default SQLite file, when it does not exist yet, is created and upgraded."""
+    """`open_database(create=False)` never creates a file; `create=True` creates and migrates
+    a missing SQLite file to head; a file that exists but has no schema is refused (ARCH 9)."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("POKERROOM_DB", raising=False)
-    engine = migrate.open_ledger_engine("sqlite:///pokerroom.sqlite")
+    with pytest.raises(DatabaseError) as caught:
+        migrate.open_database(None, create=False)
+    assert caught.value.code == "no_database" and list(tmp_path.iterdir()) == []
+    engine = migrate.open_database(None, create=True)
     try:
         assert migrate.current_revision(engine) == migrate.head_revision()
     finally:
         engine.dispose()
     assert (tmp_path / "pokerroom.sqlite").exists()
-    with pytest.raises(SchemaNotAtHead):
-        migrate.open_ledger_engine(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    (tmp_path / "other.sqlite").touch()
+    with pytest.raises(DatabaseError) as caught:
+        migrate.open_database(f"sqlite:///{tmp_path / 'other.sqlite'}", create=True)
+    assert caught.value.code == "schema_not_at_head"
+    assert "run pokerroom db upgrade --db" in caught.value.message

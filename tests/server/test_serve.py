@@ -45,7 +45,7 @@ def test_serve_refuses_a_database_not_at_head(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'other.sqlite'}"
     make_engine(url).dispose()
     result = CliRunner().invoke(main, ["serve", "--db", url, "--port", "0"])
-    assert result.exit_code == 1
+    assert result.exit_code == 66  # no database there (docs/OPERATIONS.md, exit codes)
     assert "pokerroom db upgrade --db" in result.output
 
 
