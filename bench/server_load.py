@@ -214,7 +214,13 @@ def run(clients: int, seconds: float, per_worker: int, pace: float) -> dict[str,
         stderr=(folder / "server.log").open("w"),
         text=True,
     )
-    port = int(server.stdout.readline().rsplit(":", 1)[1])  # type: ignore[union-attr]
+    assert server.stdout is not None
+    for line in iter(server.stdout.readline, ""):
+        if line.startswith("pokerroom listening on "):  # after the start-up summary
+            break
+    else:
+        raise SystemExit(f"the server ended: see {folder / 'server.log'}")
+    port = int(line.rsplit(":", 1)[1])
     workers = []
     for first in range(0, clients, per_worker):
         count = min(per_worker, clients - first)

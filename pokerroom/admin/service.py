@@ -1,28 +1,33 @@
 """The admin endpoint of a running room: its own listener, the ban list, staff table controls.
 
-`AdminService` listens on `[admin] endpoint`, a Twisted endpoint string (`tcp:9998:interface=
-127.0.0.1` by default in config/room.toml; `unix:PATH`; `ssl:...`), never on the players' port.
-At start-up, before the players' listener opens, it loads the active bans (logins refused with
-`banned`) and the tables staff paused or closed, and applies them. Its commands are in
+`AdminService` serves `[admin] endpoint` (or `pokerroom serve --admin-endpoint`), a Twisted
+endpoint string (`tcp:9998:interface=127.0.0.1` by default in config/room.toml; `unix:PATH`;
+`ssl:...`), never the players' port. The room binds that endpoint before anything starts
+(`pokerroom.server.listeners`); at start-up this service loads the active bans (logins refused
+with `banned`) and the tables staff paused or closed and applies them, and `open` starts
+serving staff only once the room is ready, just before the players' port. Its commands are in
 `pokerroom.admin.handlers`; the protocol is docs/ADMIN.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+import sqlalchemy as sa
 import structlog
 from argon2 import PasswordHasher
+from sqlalchemy.engine import Engine
 from twisted.internet.defer import Deferred, inlineCallbacks, succeed
-from twisted.internet.endpoints import serverFromString
-from twisted.internet.interfaces import IListeningPort, IReactorTime
+from twisted.internet.interfaces import IReactorTime
 
 import pokerroom.admin.handlers  # noqa: F401  (registers the commands)
 from pokerroom.admin import store
 from pokerroom.admin.handlers import CLOSED, PAUSED, stand_up
+from pokerroom.admin.schema import staff
 from pokerroom.admin.session import AdminFactory, AdminSession
 from pokerroom.admin.settings import AdminSettings
+from pokerroom.ledger.db import read
 from pokerroom.protocol import errors
 from pokerroom.server.throttle import HashPool, LoginThrottle
 
@@ -32,22 +37,17 @@ if TYPE_CHECKING:
     from pokerroom.jobs.service import JobService
     from pokerroom.ledger import LedgerService
     from pokerroom.server.hub import Hub
+    from pokerroom.server.listeners import HeldListener
     from pokerroom.server.lobby import Lobby
     from tournaments.schedule import TournamentScheduler
 
 log = structlog.get_logger("pokerroom.admin")
 
 
-def describe_address(listening: IListeningPort) -> str:
-    """Where a listener is bound, as a person types it: `127.0.0.1:9998` or a socket path."""
-    address = listening.getHost()
-    host, port = getattr(address, "host", None), getattr(address, "port", None)
-    if host is not None and port is not None:
-        return f"{host}:{port}"
-    name = getattr(address, "name", None)
-    if isinstance(name, bytes):
-        return name.decode("utf-8", "replace")
-    return str(name if name is not None else address)
+def staff_accounts(engine: Engine) -> int:
+    """How many staff accounts exist, disabled ones included (the start-up summary's hint)."""
+    query = sa.select(sa.func.count()).select_from(staff)
+    return read(engine, lambda conn: int(conn.execute(query).scalar_one()))
 
 
 class AdminService:
@@ -87,7 +87,8 @@ class AdminService:
         #: Tables staff paused or closed: table_id -> `paused` | `closed`.
         self.table_states: dict[str, str] = {}
         self.sessions: set[AdminSession] = set()
-        self.listening: IListeningPort | None = None
+        #: The staff endpoint, bound by the room before anything started; set by `open`.
+        self.listening: HeldListener | None = None
         self.address: str | None = None
         self._dummy: str | None = None
 
@@ -108,19 +109,12 @@ class AdminService:
                 log.warning("table_control_of_unknown_table", table_id=table_id, state=state)
         self._dummy = yield self.hashing.submit("admin", PasswordHasher().hash, "not a password")
 
-    def listen(self) -> Deferred[IListeningPort]:
-        """Open the admin endpoint; fires with its listening port."""
-        # Twisted's endpoint parser carries no annotations.
-        endpoint = serverFromString(self.reactor, self.settings.endpoint)  # type: ignore[no-untyped-call]
-        d = cast("Deferred[IListeningPort]", endpoint.listen(AdminFactory(self)))
-
-        def bound(listening: IListeningPort) -> IListeningPort:
-            self.listening = listening
-            self.address = describe_address(listening)
-            log.info("admin_listening", address=self.address)
-            return listening
-
-        return d.addCallback(bound)
+    def open(self, listener: HeldListener) -> None:
+        """Serve staff on the endpoint the room bound (after `load`, once the room is ready)."""
+        listener.open(AdminFactory(self))
+        self.listening = listener
+        self.address = listener.address
+        log.info("admin_listening", address=self.address)
 
     def stop(self) -> Deferred[Any]:
         """Close the listener and every staff connection."""
@@ -129,7 +123,7 @@ class AdminService:
         listening, self.listening = self.listening, None
         if listening is None:
             return succeed(None)
-        return cast("Deferred[Any]", listening.stopListening() or succeed(None))
+        return listening.close()
 
     # -- effects in memory, after their transaction committed --------------------------------
     def apply_table_state(self, table_id: str, state: str | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import click
@@ -18,7 +19,9 @@ from pokerroom.ledger.errors import LedgerError
 
 if TYPE_CHECKING:
     from pokerroom.server.bots import BotReport
+    from pokerroom.server.listeners import RoomListeners
     from pokerroom.server.reactor import IRoomReactor
+    from pokerroom.server.service import RoomService
     from pokerroom.server.settings import RoomSettings
     from tournaments.schedule import Schedule
 
@@ -47,17 +50,28 @@ DB_HELP = (
     help="Tournament schedule TOML (default: [tournaments] schedule of the config, else "
     'config/tournaments/schedule/schedule.toml; "" for none).',
 )
+@click.option(
+    "--admin-endpoint",
+    "admin_endpoint",
+    metavar="ENDPOINT",
+    default=None,
+    help="Staff endpoint, a Twisted endpoint string such as tcp:9998:interface=127.0.0.1 "
+    '(default: [admin] endpoint of the config; "" or none: no staff endpoint).',
+)
 def serve(
     db_url: str | None,
     port: int | None,
     host: str | None,
     config_path: str | None,
     schedule_path: str | None,
+    admin_endpoint: str | None,
 ) -> None:
     """Run the poker room server: cash tables and tournaments from the config, clients over TCP."""
     import dataclasses
 
+    from pokerroom.server.listeners import LISTEN_BACKLOG, ListenerError, bind_room
     from pokerroom.server.logs import configure_logging
+    from pokerroom.server.reactor import room_reactor
     from pokerroom.server.settings import SettingsError, load_settings
 
     try:
@@ -69,6 +83,11 @@ def serve(
     if config_path:  # `table_open` (docs/ADMIN.md) reads this file's [tables] again
         admin = dataclasses.replace(settings.admin, config_file=str(config_path))
         settings = dataclasses.replace(settings, admin=admin)
+    if admin_endpoint is not None:  # "" or none: no staff endpoint
+        endpoint = "" if admin_endpoint.strip().lower() in ("", "none") else admin_endpoint
+        settings = dataclasses.replace(
+            settings, admin=dataclasses.replace(settings.admin, endpoint=endpoint)
+        )
     if schedule_path is not None:
         settings = dataclasses.replace(settings, schedule=schedule_path)
     try:
@@ -76,11 +95,24 @@ def serve(
     except ValueError as exc:
         raise click.ClickException(f"tournament schedule: {exc}") from None
     configure_logging(settings.log_format)
+    reactor = room_reactor()  # only here: never at module level (ARCH 3)
+    try:  # every listener first, held: a taken port fails before anything starts
+        listeners = bind_room(
+            reactor,
+            settings.host,
+            settings.port if port is None else port,
+            settings.admin.endpoint,
+            backlog=LISTEN_BACKLOG,
+        )
+    except ListenerError as exc:
+        click.echo(f"pokerroom: {exc}", err=True)
+        raise SystemExit(2) from None
     try:
         engine = migrate.open_database(db_url, create=migrate.is_default_file(db_url))  # ARCH 9
     except LedgerError as exc:
+        listeners.close()
         raise problem(exc) from None
-    raise SystemExit(run_server(engine, settings, port, schedule))
+    raise SystemExit(run_server(engine, settings, port, schedule, listeners=listeners))
 
 
 def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
@@ -88,32 +120,82 @@ def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
     return cast(IPv4Address | IPv6Address, listening.getHost())
 
 
-def room_schedule(settings: RoomSettings) -> Schedule | None:
-    """The tournament schedule the room runs: the settings' file, else the built-in one (if
-    present); None when the settings say "" (no tournaments). ValueError on a bad file."""
-    from pathlib import Path
-
-    from tournaments.schedule import SCHEDULE_FILE, load_schedule_file
+def schedule_file(settings: RoomSettings) -> Path | None:
+    """The tournament schedule file the settings name: their file, else the built-in one (if
+    present); None when they say "" (no tournaments)."""
+    from tournaments.schedule import SCHEDULE_FILE
 
     if settings.schedule == "":
         return None
     if settings.schedule is None:
-        return load_schedule_file(SCHEDULE_FILE) if SCHEDULE_FILE.exists() else None
-    return load_schedule_file(Path(settings.schedule))
+        return SCHEDULE_FILE if SCHEDULE_FILE.exists() else None
+    return Path(settings.schedule)
+
+
+def room_schedule(settings: RoomSettings) -> Schedule | None:
+    """The tournament schedule the room runs (`schedule_file`), or None: no tournaments.
+    ValueError on a bad file."""
+    from tournaments.schedule import load_schedule_file
+
+    path = schedule_file(settings)
+    return None if path is None else load_schedule_file(path)
+
+
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
+
+
+def startup_summary(room: RoomService, database: str) -> list[str]:
+    """What `serve` prints once the room is ready, before `pokerroom listening on HOST:PORT`:
+    version, database (password masked), files, endpoints, what opened, a missing-staff hint."""
+    from pokerroom import __version__
+    from pokerroom.server.listeners import describe_address
+    from pokerroom.server.settings import DEFAULT_CONFIG
+
+    config = Path(room.settings.admin.config_file or DEFAULT_CONFIG).resolve()
+    schedule = schedule_file(room.settings) if room.tournaments is not None else None
+
+    players = describe_address(room.listening) if room.listening is not None else "none"
+    staff = room.admin.address if room.admin is not None else None
+    tournaments = len(room.tournaments.actors) if room.tournaments is not None else 0
+    tables = _count(len(room.lobby.tables), "cash table")
+    lines = [
+        f"pokerroom {__version__}",
+        f"  database: {database}",
+        f"  config:   {config}",
+        f"  schedule: {schedule.resolve() if schedule is not None else 'none'}",
+        f"  players:  {players}",
+        f"  staff:    {staff or 'none'}",
+        f"  opened:   {tables}, {_count(tournaments, 'tournament')}",
+    ]
+    if room.staff_accounts == 0:
+        lines.append("  no staff account yet: pokerroom staff add NAME --role admin")
+    return lines
 
 
 def run_server(
-    engine: Engine, settings: RoomSettings, port: int | None, schedule: Schedule | None = None
+    engine: Engine,
+    settings: RoomSettings,
+    port: int | None,
+    schedule: Schedule | None = None,
+    *,
+    listeners: RoomListeners | None = None,
 ) -> int:
-    """Start the reactor with a RoomService; returns the exit status."""
+    """Start the reactor with a RoomService on the listeners `serve` bound (else it binds
+    them); print the summary once ready; returns the exit status (2: a port is taken)."""
+    from pokerroom.server.listeners import ListenerError
     from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
 
     reactor = room_reactor()  # only here: never at module level (ARCH 3)
-    room = RoomService(reactor, engine, settings, port=port, schedule=schedule or ())
+    room = RoomService(
+        reactor, engine, settings, port=port, schedule=schedule or (), listeners=listeners
+    )
     status = {"code": 0}
 
     def started(listening: IListeningPort) -> None:
+        for line in startup_summary(room, migrate.url_for_humans(engine)):
+            click.echo(line)
         address = _address(listening)
         click.echo(f"pokerroom listening on {address.host}:{address.port}", err=False)
         if room.admin is not None:  # the staff endpoint, always after the players' line
@@ -127,9 +209,9 @@ def run_server(
     def start() -> None:
         try:
             room.startService()
-        except LedgerError as exc:
+        except (LedgerError, ListenerError) as exc:
             click.echo(f"pokerroom: {exc}", err=True)
-            status["code"] = 1
+            status["code"] = 2 if isinstance(exc, ListenerError) else 1
             reactor.stop()
             return
         room.ready.addCallbacks(started, failed)

@@ -1,10 +1,15 @@
-"""The service tree of `pokerroom serve`: ledger first, then accounts, tables, the listener.
+"""The service tree of `pokerroom serve`: listeners bound, then ledger, accounts, tables, open.
 
-`RoomService` is a MultiService: its children (LedgerService, PlayerAccounts) start in order
-and stop in reverse, so the ledger starts first and stops last (docs/ARCHITECTURE.md rule 9). Once
-they run, every table recovers (C-12: interrupted hands void) and chat mutes load; only then
-does the TCP listener open. Stopping closes the listener, says goodbye to every client,
-stops the tables and finally the ledger.
+`RoomService` first binds its listeners, the players' TCP port and the staff endpoint, *held*:
+bound so that a taken port fails at once (`ListenerError`, before anything has run), but
+accepting nothing (`pokerroom.server.listeners`). `pokerroom serve` binds them even before it
+opens the database and hands them in. Then its children (LedgerService, PlayerAccounts, the
+tournament scheduler, the jobs) start in order and stop in reverse, so the ledger starts first
+and stops last among everything that does work (docs/ARCHITECTURE.md rule 9). Once they run,
+every table recovers (C-12: interrupted hands void), chat mutes, bans and table controls load
+and tournaments are recovered (T-18); only then are the listeners opened, the staff endpoint
+and then the players' port. Stopping closes the listeners, says goodbye to every client, stops
+the tables and finally the ledger.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from twisted.internet.defer import (
 from twisted.internet.interfaces import IListeningPort
 from twisted.internet.task import LoopingCall
 
-from pokerroom.admin.service import AdminService
+from pokerroom.admin.service import AdminService, staff_accounts
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatService
 from pokerroom.jobs.runner import RunReport
@@ -38,6 +43,7 @@ from pokerroom.protocol import errors
 from pokerroom.protocol.session import RoomFactory
 from pokerroom.server.accounts import PlayerAccounts
 from pokerroom.server.hub import Hub
+from pokerroom.server.listeners import LISTEN_BACKLOG, RoomListeners, bind_room
 from pokerroom.server.lobby import Lobby
 from pokerroom.server.reactor import IRoomReactor
 from pokerroom.server.settings import RoomSettings
@@ -48,8 +54,6 @@ if TYPE_CHECKING:
     from tournaments.schedule import Schedule, ScheduleEntry, TournamentScheduler
 
 log = structlog.get_logger("pokerroom.server")
-#: Pending connections the kernel may queue: many clients (re)connect at once after a restart.
-LISTEN_BACKLOG = 1024
 #: How often expired resume tokens are forgotten.
 TOKEN_PURGE_SECONDS = 300.0
 
@@ -85,11 +89,15 @@ class RoomService(MultiService):
         *,
         port: int | None = None,
         schedule: Schedule | Sequence[ScheduleEntry] = (),
+        listeners: RoomListeners | None = None,
     ) -> None:
         MultiService.__init__(self)
         self.reactor = reactor
         self.settings = settings
         self.port_number = settings.port if port is None else port
+        #: The players' port and the staff endpoint, bound and held: handed in by `serve`
+        #: (bound before the database opens), else bound by `startService`.
+        self.listeners = listeners
         self.ledger = LedgerService(reactor, database, settings=settings.database)
         Service.setServiceParent(self.ledger, self)  # first child: starts first, stops last
         self.accounts = PlayerAccounts(
@@ -176,6 +184,8 @@ class RoomService(MultiService):
             self.accounts.banned = self.admin.banned  # banned players cannot log in
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
+        #: Staff accounts in the database at start-up (None until read): the summary's hint.
+        self.staff_accounts: int | None = None
         self._purge = LoopingCall(self.hub.purge_tokens)
         self._purge.clock = reactor
 
@@ -187,13 +197,34 @@ class RoomService(MultiService):
             return succeed(None)
         return self.jobs.run_now("refunds")
 
+    def bind(self) -> RoomListeners:
+        """Bind the players' port and the staff endpoint, held (nothing is accepted yet);
+        `ListenerError` if one is taken. Done once; nothing else has started."""
+        if self.listeners is None:
+            endpoint = self.settings.admin.endpoint if self.admin is not None else ""
+            self.listeners = bind_room(
+                self.reactor,
+                self.settings.host,
+                self.port_number,
+                endpoint,
+                backlog=LISTEN_BACKLOG,
+            )
+        return self.listeners
+
     def startService(self) -> None:
-        """Start the ledger and accounts, recover the tables, then listen."""
-        MultiService.startService(self)  # raises SchemaNotAtHead before anything else runs
-        self._open().chainDeferred(self.ready)
+        """Bind the listeners, start the ledger and accounts, recover the tables, then open."""
+        listeners = self.bind()  # ListenerError: a port is taken and nothing has started
+        if (listeners.admin is None) != (self.admin is None):
+            raise ValueError("the listeners handed in do not match [admin] endpoint")
+        try:
+            MultiService.startService(self)  # SchemaNotAtHead before anything else runs
+        except BaseException:
+            listeners.close()
+            raise
+        self._open(listeners).chainDeferred(self.ready)
 
     @inlineCallbacks
-    def _open(self) -> Generator[Deferred[Any], Any, IListeningPort]:
+    def _open(self, listeners: RoomListeners) -> Generator[Deferred[Any], Any, IListeningPort]:
         rng = secrets.SystemRandom()  # C-15: a cryptographically secure shuffle
         actors: list[TableActor] = []
         for config in self.settings.tables:
@@ -212,12 +243,13 @@ class RoomService(MultiService):
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
         if self.admin is not None:  # bans and table holds apply before any player connects
             yield self.admin.load()
-            yield self.admin.listen()
-        if self.tournaments is not None:  # T-18: resumed, kept or cancelled before listening
+        if self.tournaments is not None:  # T-18: resumed, kept or cancelled before opening
             yield self.tournaments.recovered
-        listening = self.reactor.listenTCP(
-            self.port_number, self.factory, backlog=LISTEN_BACKLOG, interface=self.settings.host
-        )
+        self.staff_accounts = yield self.ledger.read(staff_accounts)
+        if self.admin is not None and listeners.admin is not None:
+            self.admin.open(listeners.admin)  # staff first: the room is theirs to run
+        listeners.players.open(self.factory)
+        listening = listeners.players.port
         self.listening = listening
         self._purge.start(TOKEN_PURGE_SECONDS, now=False)
         # What exists now (modules, SQLAlchemy, the hand-rank tables, the actors) lives as long
@@ -231,13 +263,11 @@ class RoomService(MultiService):
         return listening
 
     def stopService(self) -> Deferred[Any]:
-        """Close the listener, say goodbye, stop the tables; the ledger stops last."""
-        waits: list[Deferred[None]] = []
-        if self.listening is not None:
-            closing = self.listening.stopListening()
-            if closing is not None:  # a TCP port always answers with a Deferred
-                waits.append(closing)
-            self.listening = None
+        """Close the listeners, say goodbye, stop the tables; the ledger stops last."""
+        waits: list[Deferred[Any]] = []
+        if self.listeners is not None:  # bound, open or not
+            waits.append(self.listeners.close())
+        self.listeners, self.listening = None, None
         if self._purge.running:
             self._purge.stop()
         if self.admin is not None:

@@ -26,6 +26,7 @@ from pokerroom.admin.schema import approvals, audit
 from pokerroom.cli import main
 from pokerroom.ledger import check_ledger, make_engine, upgrade
 from tests.postgres import fresh_pg_schema
+from tests.serving import listening_line
 
 pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
@@ -151,7 +152,7 @@ class _server:
         with log.open("a") as err:
             proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=err, text=True)
         assert proc.stdout is not None
-        players = proc.stdout.readline()
+        players = listening_line(proc.stdout)
         admin = proc.stdout.readline()
         assert "listening on" in players and "admin listening on" in admin, (
             players + admin + log.read_text()[-3000:]

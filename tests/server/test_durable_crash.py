@@ -38,6 +38,7 @@ from pokerroom.ledger import make_engine, upgrade
 from tests.postgres import fresh_pg_schema
 from tests.server.crowd import ALL_IN, DUEL, PASSIVE, Crowd
 from tests.server.test_end_to_end import CLI, stop
+from tests.serving import listening_line
 from tests.tournaments.t18_reference import Expected, paid, reference
 
 pytestmark = pytest.mark.slow
@@ -138,7 +139,7 @@ def serve(tmp: Path, url: str) -> tuple[int, subprocess.Popen[str]]:
     with (tmp / "server.log").open("a") as log:
         proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
     assert proc.stdout is not None
-    line = proc.stdout.readline()
+    line = listening_line(proc.stdout)
     assert "listening on" in line, line + (tmp / "server.log").read_text()[-3000:]
     return int(line.rsplit(":", 1)[1]), proc
 

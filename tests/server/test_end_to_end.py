@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pokerroom.ledger import make_engine, upgrade
+from tests.serving import listening_line
 
 pytestmark = pytest.mark.slow
 CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
@@ -54,7 +55,7 @@ def start_server(tmp_path: Path, url: str) -> tuple[int, subprocess.Popen]:
     proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
     log.close()
     assert proc.stdout is not None
-    line = proc.stdout.readline()
+    line = listening_line(proc.stdout)
     assert "listening on" in line, line + (tmp_path / "server.log").read_text()[-3000:]
     return int(line.rsplit(":", 1)[1]), proc
 

@@ -16,6 +16,7 @@ from pokerroom.cli import main
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.server.settings import load_settings
 from tests.server.test_end_to_end import CLI, CONFIG, Wire, stop
+from tests.serving import listening_line
 
 #: A schedule of one sit-and-go with its own blind structure: two players start it.
 SCHEDULE = """
@@ -41,7 +42,7 @@ def serve_with(tmp_path: Path, url: str, config: str) -> tuple[int, subprocess.P
     with (tmp_path / "server.log").open("a") as log:
         proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
     assert proc.stdout is not None
-    line = proc.stdout.readline()
+    line = listening_line(proc.stdout)
     assert "listening on" in line, line + (tmp_path / "server.log").read_text()[-3000:]
     return int(line.rsplit(":", 1)[1]), proc
 
