@@ -5,10 +5,16 @@ lines of at most 64 KiB (`pokerroom.protocol.framing`), every request answered w
 `error` carrying a stable code (P-1), a refused request changing nothing. A frame that is not
 a JSON object is answered `bad_frame` with `id: null`; an oversize frame gets `goodbye`
 `frame_too_large` and the connection closes. Requests run one at a time, in order. Before
-`staff_login` only `ping` is served; player messages (`hello`, `login`, ...) are refused with
-`wrong_port`. Failed logins are throttled per name and per address (the players' throttle,
-with `[admin]` limits). Every request after login re-reads the staff account: a disabled one
-is refused (`staff_disabled`) and closed, a role change applies at once.
+`staff_login` only `ping` is served: any other request is `login_required` before its form is
+looked at (so nothing tells a stranger which commands and fields exist), and player messages
+(`hello`, `login`, ...) are refused with `wrong_port`. Connections are capped in all and per
+source address (`[admin] max_connections`, `max_connections_per_address`): one past a cap
+gets `goodbye` `too_many_connections` and is closed. Failed logins are throttled per name and
+per address (the players' throttle, with `[admin]` limits); from a loopback or unix peer,
+where every staff member has the same address, the address's count is kept per name
+(`throttle.address_key`), so one name's failures never lock another name out. Every request
+after login re-reads the staff account: a disabled one is refused (`staff_disabled`) and
+closed, a role change applies at once.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from pokerroom.protocol.events import ServerMessage, goodbye, ok
 from pokerroom.protocol.fields import normalize_name, text
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
 from pokerroom.protocol.messages import check_request_id
+from pokerroom.protocol.session import ConnectionGate, peer_host
+from pokerroom.server.throttle import address_key
 
 if TYPE_CHECKING:
     from pokerroom.admin.service import AdminService
@@ -64,8 +72,10 @@ def refusal(failure: Failure) -> ProtocolError:
 class AdminSession(Protocol):
     """The protocol of one staff connection."""
 
-    def __init__(self, room: AdminService) -> None:
+    def __init__(self, room: AdminService, gate: ConnectionGate | None = None) -> None:
         self.room = room
+        self.gate = gate
+        self._admitted = False
         self.session_id = next(_ids)
         self.staff: StaffMember | None = None
         self.address = "local"
@@ -82,8 +92,14 @@ class AdminSession(Protocol):
     def connectionMade(self) -> None:
         """Start the login deadline and the idle check."""
         assert self.transport is not None
-        host = getattr(self.transport.getPeer(), "host", None)
-        self.address = host if isinstance(host, str) and host else "local"
+        self.address = peer_host(self.transport.getPeer())
+        refusal = self.gate.admit(self.address) if self.gate is not None else None
+        if refusal is not None:
+            self.log.info("admin_connection_refused", peer=self.address, reason=refusal)
+            self.close(errors.TOO_MANY_CONNECTIONS, refusal)
+            return
+        self._admitted = True
+        self.room.sessions.add(self)
         clock, settings = self.room.clock, self.room.settings
         self._last_in = clock.seconds()
         self._deadline = clock.callLater(settings.login_timeout_seconds, self._login_deadline)
@@ -98,6 +114,9 @@ class AdminSession(Protocol):
                 timer.cancel()
         self._queue.clear()
         self.room.sessions.discard(self)
+        if self._admitted and self.gate is not None:
+            self._admitted = False
+            self.gate.release(self.address)
         self.log.info("admin_disconnected")
 
     def dataReceived(self, data: bytes) -> None:
@@ -168,8 +187,7 @@ class AdminSession(Protocol):
             )
         if kind == "staff_login":
             return self._login(frame)
-        if self.staff is None:
-            parse(frame)  # a malformed request is refused for its form first, as a player's is
+        if self.staff is None:  # before its form: no command names or fields to a stranger
             raise ProtocolError(errors.LOGIN_REQUIRED, "log in with staff_login first")
         request_id, cmd, args = parse(frame)
         del request_id
@@ -214,7 +232,8 @@ class AdminSession(Protocol):
         password = _PASSWORD("password", frame["password"])
         name = normalize_name(typed)
         clock = self.room.clock
-        attempt = self.room.throttle.begin(name, self.address, clock.seconds())
+        where = address_key(self.address, name)
+        attempt = self.room.throttle.begin(name, where, clock.seconds())
         d = self._check_login(name, password)
 
         def ended(result: Any) -> Any:
@@ -298,14 +317,15 @@ def _verify(stored: str, password: str) -> bool:
 
 
 class AdminFactory(ServerFactory):
-    """Builds an AdminSession per staff connection."""
+    """Builds an AdminSession per staff connection; counts them against the `[admin]` caps."""
 
     def __init__(self, room: AdminService) -> None:
         self.room = room
+        settings = room.settings
+        self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_address)
 
     def buildProtocol(self, addr: object) -> AdminSession:
-        """A new session for a new connection."""
-        session = AdminSession(self.room)
+        """A new session for a new connection (admitted, or refused, when it is made)."""
+        session = AdminSession(self.room, self.gate)
         session.factory = self
-        self.room.sessions.add(session)
         return session

@@ -18,6 +18,7 @@ is refused. Either refusal is `server_busy`, never an unbounded wait.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,34 @@ from twisted.python.threadpool import ThreadPool
 
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
+
+#: The address of a connection on a unix socket (`peer_host`): no IP at all.
+UNIX_PEER = "local"
+
+
+def is_local(address: str) -> bool:
+    """True for a loopback IP (127.0.0.0/8, ::1, ::ffff:127.x) or a unix socket's peer."""
+    if address == UNIX_PEER:
+        return True
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def address_key(address: str, name: str | None) -> str:
+    """The per-address counter a staff login counts against (docs/SECURITY.md).
+
+    On a loopback or unix endpoint every staff member comes from the same address, so one
+    address counter would let 20 wrong passwords for any name lock every name out: there the
+    address's count is kept per name (`127.0.0.1/alice`; all invalid names share one). Any
+    other address is counted as a whole.
+    """
+    if not is_local(address):
+        return address
+    return f"{address}/{name if name is not None else '?'}"
 
 
 @dataclass(frozen=True, slots=True)
