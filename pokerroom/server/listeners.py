@@ -24,8 +24,9 @@ from twisted.python.failure import Failure
 #: Pending connections the kernel may queue: many clients (re)connect at once after a restart,
 #: and those that come while the room starts wait there.
 LISTEN_BACKLOG = 1024
-#: What to change when the players' port cannot be bound.
+#: What to change when the players' port is taken, or cannot be bound at all.
 PLAYERS_FIX = "set [server] port or --port"
+PLAYERS_ADDRESS_FIX = "set [server] host and port or --host and --port"
 #: What to change when the staff endpoint cannot be bound.
 ADMIN_FIX = "set [admin] endpoint or --admin-endpoint"
 
@@ -110,14 +111,14 @@ def _in_use(exc: CannotListenError) -> bool:
     )
 
 
-def _refusal(exc: CannotListenError, fix: str) -> ListenerError:
-    """`port 9998 is in use: set ...`, or the reason it cannot listen."""
+def _refusal(exc: CannotListenError, fix: str, other_fix: str | None = None) -> ListenerError:
+    """`port 9998 is in use: FIX`, or the reason it cannot listen: OTHER_FIX (default FIX)."""
     where = f"port {exc.port}" if isinstance(exc.port, int) else str(exc.port)
     if _in_use(exc):
         return ListenerError(f"{where} is in use: {fix}")
     if exc.interface:
         where = f"{where} of {exc.interface}"
-    return ListenerError(f"cannot listen on {where}: {_why(exc)}: {fix}")
+    return ListenerError(f"cannot listen on {where}: {_why(exc)}: {other_fix or fix}")
 
 
 def bind_tcp(reactor: IReactorTCP, port: int, interface: str, *, backlog: int) -> HeldListener:
@@ -126,7 +127,7 @@ def bind_tcp(reactor: IReactorTCP, port: int, interface: str, *, backlog: int) -
     try:
         listening = reactor.listenTCP(port, relay, backlog=backlog, interface=interface)
     except CannotListenError as exc:
-        raise _refusal(exc, PLAYERS_FIX) from None
+        raise _refusal(exc, PLAYERS_FIX, PLAYERS_ADDRESS_FIX) from None
     return HeldListener(listening, relay)
 
 

@@ -224,6 +224,19 @@ def test_a_bad_admin_endpoint_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert done.stderr.endswith(": set [admin] endpoint or --admin-endpoint\n")
 
 
+def test_an_address_the_machine_does_not_have_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """--host naming an address of no interface here (TEST-NET-1): the reason and the fix in
+    one line, exit 2, before the database is opened (a URL nothing answers at is not tried)."""
+    args = ["serve", "--db", "postgresql+psycopg://nobody@127.0.0.1:9/none", "--port", "0"]
+    args += ["--host", "192.0.2.1", "--admin-endpoint", "none", "--schedule", ""]
+    done = CliRunner().invoke(main, args)
+    assert (done.exit_code, done.stdout) == (2, "")
+    assert done.stderr == (
+        "pokerroom: cannot listen on port 0 of 192.0.2.1: Cannot assign requested address: "
+        "set [server] host and port or --host and --port\n"
+    )
+
+
 class Served:
     """A running `pokerroom serve`: its summary, listening lines and process."""
 
