@@ -114,9 +114,10 @@ def convert(value: Any, kind: Any) -> Any:
 def unknown_key(where: str, key: str, known: Iterable[str]) -> str:
     """The line for a key nobody reads: the closest known key, else every known one."""
     names = sorted(known)
-    close = difflib.get_close_matches(key, names, n=1) or [
-        name for name in names if name.startswith(key) or key.startswith(name)
-    ][:1]
+    close = (
+        difflib.get_close_matches(key, names, n=1)
+        or [name for name in names if name.startswith(key) or key.startswith(name)][:1]
+    )
     hint = f"did you mean {close[0]}?" if close else "known: " + ", ".join(names)
     return f"{where}{key}: unknown key ({hint})"
 
