@@ -20,7 +20,12 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from pokerroom.table.views import TableListener
 from tournaments.config import TournamentConfig
-from tournaments.director.balancing import BalancePlan, SeatMove, TableBalancer
+from tournaments.director.balancing import (
+    BalancePlan,
+    SeatMove,
+    TableBalancer,
+    lone_table_can_play,
+)
 from tournaments.director.eliminations import Knockout, hand_for_hand
 from tournaments.director.rng import Rng
 from tournaments.director.seating import draw_button, draw_seats, seat_newcomer
@@ -208,7 +213,7 @@ class Floor(FloorControls):
         self.final_redrawn = len(self.tables) == 1
         self._dirty = True  # tables left short by the crash are balanced at the first hands
         for entry, stack in waiting:
-            self.seat_newcomer(entry, stack)
+            self.seat_newcomer(entry, stack, balance=False)
         for table in list(self.tables.values()):
             if table.table_id not in self._scheduled:
                 self._schedule(table, deal_in)
@@ -238,8 +243,11 @@ class Floor(FloorControls):
                 call.cancel()
         self._scheduled.clear()
 
-    def seat_newcomer(self, entry: str, stack: int) -> None:
-        """A late registration or re-entry sits at random on a short table (T-5)."""
+    def seat_newcomer(self, entry: str, stack: int, *, balance: bool = True) -> None:
+        """A late registration or re-entry sits at random on a short table (T-5). Alone at a
+        new table (every table was full), they are not left to wait for another table's hand
+        to end: the tables are balanced now (T-10), unless `balance` is False (a resume
+        balances once every table is back)."""
         shortest = sorted(self.tables.values(), key=lambda t: (t.count, t.table_id))
         views = [t.seats_view() for t in shortest[: self.SHORTLIST]]
         seating, new = seat_newcomer(
@@ -251,7 +259,10 @@ class Floor(FloorControls):
         if new is not None:
             table.redraw(seating.seat)
         self._dirty = True
-        self._kick(table)
+        if balance and table.count < 2 and not self._rounding:
+            self._rebalance()  # moves and kicks the tables it touches
+        if table.table_id in self.tables:
+            self._kick(table)
 
     def chips_in_play(self) -> int:
         """Every chip on every table."""
@@ -387,7 +398,8 @@ class Floor(FloorControls):
         counts = [t.count for t in tables.values()]
         seats = self.config.max_seats
         fits = len(tables) > -(-sum(counts) // seats)
-        if not fits and max(counts) - min(counts) <= self.config.balancing.tolerance:
+        tolerated = max(counts) - min(counts) <= self.config.balancing.tolerance
+        if not fits and tolerated and not lone_table_can_play(dict(enumerate(counts)), seats):
             return None
         shortest = sorted(tables.values(), key=lambda t: (t.count, t.table_id))[: self.SHORTLIST]
         concerned = {t.table_id: t for t in shortest}

@@ -1,5 +1,6 @@
 """Hypothesis properties of breaking and balancing (T-10): nobody lost, seated twice, moved
-into the small blind, or taken from a table in a hand; tables within the tolerance."""
+into the small blind (unless from or to a table of one), or taken from a table in a hand;
+tables within the tolerance; no table of one left waiting when it could be broken or filled."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tournaments.director.balancing import (
     MoveReason,
     TableBalancer,
     apply_plan,
+    lone_table_can_play,
 )
 from tournaments.director.seating import TableSeats, allowed_seats, blind_areas, draw_seats
 
@@ -46,13 +48,17 @@ def check_plan(before: list[TableSeats], plan: BalancePlan, tolerance: int) -> l
         source = by_id[move.from_table]
         assert not source.in_hand, "a player taken from a table in a hand"
         assert source.seats[move.from_seat] == move.entry
-        if move.reason is not MoveReason.FINAL_REDRAW:
+        lone = source.count == 1 or by_id[move.to_table].count == 1  # a table of one never waits
+        if move.reason is not MoveReason.FINAL_REDRAW and not lone:
             assert move.to_seat not in blind_areas(by_id[move.to_table])[0], "into the small blind"
     for t in before:
         if t.in_hand:
             now = {x.table_id: x for x in after}[t.table_id]
             assert all(now.seats.get(s) == e for s, e in t.seats.items()), "hand disturbed"
     assert all(t.count <= t.max_seats for t in after)
+    if not any(t.in_hand for t in before) and len({t.max_seats for t in before}) == 1:
+        counts = {t.table_id: t.count for t in after}
+        assert not lone_table_can_play(counts, before[0].max_seats), "a table of one left waiting"
     if not any(t.in_hand for t in before) and len(after) > 1:
         shortest = min(t.count for t in after)
         for long in after:

@@ -5,6 +5,7 @@ used to stand still for ever, found by the crash tests of T-18.
   tables that finished first wait for it and must be dealt again when it ends.
 - Breaking a table waits for the blinds to move when its players would land in small-blind
   seats; when no other table can deal a hand, the blinds never move: any empty seat will do.
+  A table of one never waits (its player could never be dealt a hand): any empty seat.
 """
 
 from __future__ import annotations
@@ -34,12 +35,24 @@ def test_a_table_breaks_into_blind_seats_when_no_other_table_can_deal() -> None:
     assert {(m.entry, m.from_table, m.to_table) for m in plan.moves} == {("a", 1, 1), ("b", 2, 1)}
 
 
-def test_a_break_still_waits_for_the_blinds_when_another_table_deals() -> None:
-    """T-10: the one open seat at the dealing table is its small blind's: wait a hand."""
+def test_a_table_of_one_breaks_into_a_blind_seat_rather_than_wait() -> None:
+    """T-10: the one open seat at the dealing table is its small blind's; a player alone at a
+    table can never be dealt a hand, so the table breaks now (the final redraw follows)
+    rather than wait for the blinds to move (it used to wait, and nothing looked again)."""
     one = TableSeats(1, 3, {1: "a", 3: "c"}, button=1, big_blind=3)
     two = TableSeats(2, 3, {2: "b"}, button=3, big_blind=2)
     plan = TableBalancer(random.Random(1)).plan([one, two])
-    assert plan.moves == () and plan.broken_tables == ()
+    assert plan.broken_tables == (2,) and plan.final_table == 1
+    assert {m.entry for m in plan.moves} == {"a", "b", "c"}
+
+
+def test_a_break_of_two_waits_for_the_blinds_and_says_for_which_table() -> None:
+    """T-10: two players whose only seats at the dealing table are small-blind seats wait a
+    hand (both tables deal meanwhile); the plan names the table whose hand end is awaited."""
+    one = TableSeats(1, 6, {1: "a", 2: "c", 3: "e"}, button=3, big_blind=1)
+    two = TableSeats(2, 6, {2: "x", 4: "y"})
+    plan = TableBalancer(random.Random(1)).plan([one, two])
+    assert plan.moves == () and plan.broken_tables == () and plan.waiting_for == (1,)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 5])

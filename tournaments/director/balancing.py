@@ -129,6 +129,7 @@ class TableBalancer:
         return (
             len(work) <= self._tables_needed(counts)
             and max(counts.values()) - min(counts.values()) <= self.settings.tolerance
+            and not lone_table_can_play(counts, self._seats)
         )
 
     def _tables_needed(self, counts: dict[int, int]) -> int:
@@ -159,15 +160,23 @@ class TableBalancer:
                         fair[tid] = open_seats
             if sum(len(open_seats) for open_seats in fair.values()) < len(victim.seats):
                 others = [c for tid, c in counts.items() if tid != victim.table_id]
-                if any(count >= 2 for count in others):
-                    break  # some would land in a small blind: wait for the blinds to move
-                # No other table can deal a hand, so its blinds never move: waiting would
-                # stop the tournament. T-10 "where possible": any empty seat will do.
+                if len(victim.seats) >= 2 and any(count >= 2 for count in others):
+                    # Some would land in a small blind: wait for the blinds to move (both
+                    # tables deal meanwhile); looked at again when a table with blinds ends
+                    # its hand.
+                    waiting.update(t for t, c in counts.items() if t != victim.table_id and c >= 2)
+                    break
+                # A table of one can never deal: it is broken now, never left to wait (its
+                # player would sit out every hand). Or no other table can deal a hand, so its
+                # blinds never move: waiting would stop the tournament. T-10 "where
+                # possible": any empty seat will do.
                 fair = {
                     tid: work[tid].open_seats()
                     for tid, count in counts.items()
                     if count < work[tid].max_seats and tid != victim.table_id
                 }
+                if sum(len(open_seats) for open_seats in fair.values()) < len(victim.seats):
+                    break  # tables of mixed sizes: the players do not fit after all
             moves.extend(self._scatter(victim, work, counts, fair))
             del work[victim.table_id]
             del counts[victim.table_id]
@@ -227,7 +236,10 @@ class TableBalancer:
         """Move next big blinds from long tables to short ones until within the tolerance."""
         stuck: set[int] = set()
         while True:
-            limit = min(counts.values()) + self.settings.tolerance
+            shortest = min(counts.values())
+            limit = shortest + self.settings.tolerance
+            if shortest == 1:  # a table of one can never deal: filled whatever the tolerance
+                limit = min(limit, 2)
             long_ids = [tid for tid, count in counts.items() if count > limit]
             waiting.update(tid for tid in long_ids if work[tid].in_hand)
             sources = [t for t in long_ids if not work[t].in_hand and t not in stuck]
@@ -250,13 +262,29 @@ class TableBalancer:
         """The source's next big blind to the best seat of the shortest table that helps."""
         most = counts[source.table_id] - 2  # a target must end up no longer than the source
         shorter = sorted((c, tid) for tid, c in counts.items() if c <= most)
-        target = next((work[tid] for _, tid in shorter if allowed_seats(work[tid])), None)
+        target = next(
+            (
+                work[tid]
+                for c, tid in shorter
+                if allowed_seats(work[tid]) or (c == 1 and work[tid].open_seats())
+            ),
+            None,
+        )  # a table of one takes a player in any empty seat rather than wait (T-10)
         if target is None:
             return None
         seat = next_big_blind_seat(source)
         to_seat = same_position_seat(target, hands_until_big_blind(source, seat))
         entry = source.seats[seat]
         return SeatMove(entry, source.table_id, seat, target.table_id, to_seat, MoveReason.BALANCE)
+
+
+def lone_table_can_play(counts: dict[int, int], seats: int) -> bool:
+    """A table holds one player (who cannot be dealt a hand) and a better arrangement exists:
+    the players fit on fewer tables, or another table has a player to spare (T-10)."""
+    if len(counts) < 2 or min(counts.values()) != 1:
+        return False
+    spare = max(counts.values()) >= 3
+    return spare or len(counts) > -(-sum(counts.values()) // seats)
 
 
 def compose_moves(moves: list[SeatMove]) -> list[SeatMove]:
@@ -281,8 +309,9 @@ def next_big_blind_seat(table: TableSeats) -> int:
 
 
 def same_position_seat(table: TableSeats, hands_to_big_blind: int | None) -> int:
-    """T-10: the allowed seat nearest the mover's distance to the big blind, the worse first."""
-    choices = allowed_seats(table)
+    """T-10: the allowed seat nearest the mover's distance to the big blind, the worse first
+    (any empty seat when none is allowed: a table of one being filled)."""
+    choices = allowed_seats(table) or table.open_seats()
     if hands_to_big_blind is None or table.big_blind is None:
         return choices[0]
 

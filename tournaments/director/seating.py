@@ -12,7 +12,7 @@ moved player in the small-blind part of it (T-10).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tournaments.director.errors import NO_SEAT, DirectorError
@@ -136,17 +136,22 @@ def seat_newcomer(
 ) -> tuple[Seating, TableSeats | None]:
     """Seat a late registration or re-entry at random on a short table (T-1, T-5).
 
-    Returns the seating and, when no table has an allowed seat, the new table opened for
-    it (the balancer then fills it from the others).
+    An allowed seat if any table has one; else any empty seat (a blind seat: a player alone
+    at a new table could not play at all, T-10); only when every table is full, the new
+    table opened for it (returned; the balancer fills it from the others at once).
     """
     candidates = [table for table in tables if allowed_seats(table)]
+    choose: Callable[[TableSeats], list[int]] = allowed_seats
+    if not candidates:
+        candidates = [table for table in tables if table.open_seats()]
+        choose = TableSeats.open_seats
     if not candidates:
         table = TableSeats(next_table_id, max_seats)
         seat = rng.randint(1, max_seats)
         return Seating(entry, next_table_id, seat), table
     fewest = min(table.count for table in candidates)
     table = rng.choice([table for table in candidates if table.count == fewest])
-    return Seating(entry, table.table_id, rng.choice(allowed_seats(table))), None
+    return Seating(entry, table.table_id, rng.choice(choose(table))), None
 
 
 def seat_player(table: TableSeats, seat: int, entry: str) -> TableSeats:
