@@ -194,6 +194,24 @@ def console_audited(
     return in_transaction(engine, unit)
 
 
+def record_end(
+    engine: Engine,
+    actor: Actor,
+    action: str,
+    target: str,
+    before: Any,
+    after: Any,
+    reason: str,
+    now_ms: int,
+) -> int:
+    """One audit row for the end of an effect whose start was audited (a job run): no role
+    check, the effect already began under a checked role. Its id."""
+    return in_transaction(
+        engine,
+        lambda conn: write_audit(conn, actor, action, target, before, after, reason, now_ms),
+    )
+
+
 def audit_rows(
     engine: Engine,
     since_ms: int | None = None,

@@ -161,9 +161,18 @@ def _set_state(
         ctx.now_ms(),
     )
 
-    def applied(done: Audited) -> dict[str, Any]:
+    def applied(done: Audited) -> dict[str, Any] | Deferred[dict[str, Any]]:
+        # A close stands everyone up: the waiters are taken BEFORE the hold applies it, so that
+        # a table between hands (whose seats stand up at once) is answered with its cash-outs
+        # once they are committed (persist, then tell), not with an empty list.
+        outs = [stand_up(actor, p) for p in sorted(actor.by_player)] if state == CLOSED else []
         ctx.room.apply_table_state(args.table_id, state)
-        return {"audit_id": done.audit_id, "state": state or "open"}
+        answer = {"audit_id": done.audit_id, "state": state or "open"}
+        if state != CLOSED:
+            return answer
+        return gatherResults(outs, consumeErrors=True).addCallback(
+            lambda rows: {**answer, "cashed_out": [r for r in rows if r is not None]}
+        )
 
     return d.addCallback(applied)
 
@@ -183,17 +192,9 @@ def table_resume(ctx: Context, args: TableChangeArgs) -> Deferred[dict[str, Any]
 @command("table_close", TableChangeArgs, Role.FLOOR, changes=True)
 def table_close(ctx: Context, args: TableChangeArgs) -> Deferred[dict[str, Any]]:
     """Close a table: no new hand and no new player; after the running hand everyone stands up
-    and is cashed out to the wallet. Answered when every seat is cashed out."""
-    d = _set_state(ctx, args, "table_close", CLOSED)
-
-    def cashed(answer: dict[str, Any]) -> Deferred[dict[str, Any]]:
-        actor = ctx.room.lobby.tables[args.table_id]
-        outs = [stand_up(actor, player) for player in sorted(actor.by_player)]
-        return gatherResults(outs, consumeErrors=True).addCallback(
-            lambda rows: {**answer, "cashed_out": [r for r in rows if r is not None]}
-        )
-
-    return d.addCallback(cashed)
+    and is cashed out to the wallet. Answered when every seat's cash-out is committed, with
+    each one (between hands too)."""
+    return _set_state(ctx, args, "table_close", CLOSED)
 
 
 def stand_up(actor: TableActor, player: str) -> Deferred[dict[str, Any] | None]:

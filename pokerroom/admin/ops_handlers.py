@@ -1,9 +1,12 @@
 """The admin commands for the room's operation: scheduled jobs and opening a cash table.
 
 `job_list` and `job_run` (admin) drive the running server's `JobService`: a run started here is
-the same run as the scheduled one (its lock, its `job_runs` row, docs/OPERATIONS.md); its audit
-row is written when the run ends, with the run's report (the job's money moves are its own
-transactions, each with its key). `table_open` (floor) reads the room's configuration file
+the same run as the scheduled one (its lock, its `job_runs` row, docs/OPERATIONS.md). Its audit
+row `job_run` commits, after the role check, BEFORE the run starts (a run can pay refunds, so
+nothing is paid without a row of who asked); when the run ends a second row `job_run_end`
+carries its report (written whatever the account's role is by then: it records the end of an
+effect that started under a valid role). The job's money moves are its own transactions, each
+with its key. `table_open` (floor) reads the room's configuration file
 again and opens a cash table it names that is not open yet (its stored hands recovered first,
 C-12; a staff pause or close stored for it applies, as after a restart); the audit row commits
 before players can see the table.
@@ -17,9 +20,10 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 
+from pokerroom.admin import audit as audit_log
 from pokerroom.admin import errors as codes
 from pokerroom.admin import store
-from pokerroom.admin.audit import Audited
+from pokerroom.admin.audit import Actor, Audited
 from pokerroom.admin.commands import arg, command
 from pokerroom.admin.context import Context
 from pokerroom.admin.handlers import NOTE
@@ -95,12 +99,27 @@ def job_run(ctx: Context, args: JobRunArgs) -> Deferred[dict[str, Any]]:
             codes.UNKNOWN_JOB, f"no job {args.job!r}: {', '.join(sorted(jobs.jobs))}"
         )
 
-    def ran(report: RunReport) -> Deferred[dict[str, Any]]:
-        shown = _report(report)
-        d = ctx.change("job_run", args.job, args.reason, store.note_work, None, shown, shown)
-        return d.addCallback(lambda done: {"audit_id": done.audit_id, **shown})
+    started = {"job": args.job, "started_ms": ctx.now_ms()}
+    d = ctx.change("job_run", args.job, args.reason, store.note_work, None, started, {})
 
-    return jobs.run_now(args.job).addCallback(ran)
+    def run(done: Audited) -> Deferred[dict[str, Any]]:
+        def ran(report: RunReport) -> Deferred[dict[str, Any]]:
+            shown = _report(report)
+            ended = ctx.room.ledger.run(
+                audit_log.record_end,
+                Actor(ctx.staff, ctx.role.label),
+                "job_run_end",
+                args.job,
+                {"audit_id": done.audit_id},
+                shown,
+                args.reason,
+                ctx.now_ms(),
+            )
+            return ended.addCallback(lambda _: {"audit_id": done.audit_id, **shown})
+
+        return jobs.run_now(args.job).addCallback(ran)
+
+    return d.addCallback(run)
 
 
 @command("table_open", TableOpenArgs, Role.FLOOR, changes=True)

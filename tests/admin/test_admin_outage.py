@@ -150,6 +150,7 @@ def test_staff_override_the_start_ups_choice_after_a_crash(database: str, tmp_pa
             ("tournament_outage", short, "dir"),
             ("tournament_outage", long, "dir"),
             ("job_run", "refunds", "adm1"),
+            ("job_run_end", "refunds", "adm1"),
         ]
         assert rows[0].before == {"status": "cancelled", "cancel_reason": "outage"}
         assert rows[1].after["cancel_reason"] == "outage"

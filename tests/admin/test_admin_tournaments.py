@@ -379,9 +379,11 @@ def test_a_cancelled_tournaments_refunds_arrive_after_the_job_runs(room: Room) -
     rows = room.audit_rows()[count:]
     assert [(r.action, r.staff) for r in rows] == [
         ("tournament_cancel", "dir"),
-        ("job_run", "adm1"),
+        ("job_run", "adm1"),  # written before the run started
+        ("job_run_end", "adm1"),  # its report
     ]
-    assert rows[1].after["tournaments"] == [tid]
+    assert rows[1].reason == "pay the storm refunds" and rows[1].after["job"] == "refunds"
+    assert rows[2].after["tournaments"] == [tid] and rows[2].before == {"audit_id": rows[1].id}
     runs = admin.ok("job_list", job="refunds")
     assert runs["jobs"] == [{"job": "refunds", "interval_seconds": 0.0}]
     assert runs["runs"][0]["id"] == report["run_id"] and runs["runs"][0]["outcome"] == "ok"
