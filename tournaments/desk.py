@@ -57,6 +57,10 @@ from tournaments.floor import Players
 from tournaments.frames import TableFrames, find_table, open_tables
 from tournaments.table import TournamentTable
 
+#: A keyed request's retry whose effect was undone since (P-2, docs/PROTOCOL.md "Keys"): a
+#: `tournament_register` key after the player unregistered. Use a new key to register again.
+REQUEST_UNDONE = "request_undone"
+
 #: Knockouts within this many seconds share one `tournament_status` push.
 KNOCKOUT_PUSH_SECONDS = 5.0
 
@@ -162,6 +166,32 @@ class TournamentDesk(Players):
             return Empty()
         raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the desk does not handle {name}")
 
+    def replayed(self, player: str, key: str, content: tuple[Any, ...], answer: Any) -> Any:
+        """The answer of a keyed request's retry now (P-2): the first one while it is still true;
+        `request_undone` for a registration the player left since; a purchase as it stands."""
+        name, args = content[0], dict(content[1])
+        if name == "tournament_register":
+            self._still_registered(args["tournament_id"], player)
+        elif name == "stake_buy":
+            return stake_requests.replayed(self, player, key, args, answer)
+        return answer
+
+    def _still_registered(self, tournament_id: str, player: str) -> None:
+        """`request_undone` unless `player` is registered in the tournament now (a tournament no
+        longer held by the scheduler: nothing is known, the first answer stands)."""
+        scheduler = self.scheduler
+        actor = None
+        if scheduler is not None:
+            actor = scheduler.actors.get(tournament_id) or scheduler.finished.get(tournament_id)
+        if actor is None:
+            return
+        if player not in actor.state.players:
+            raise ProtocolError(
+                REQUEST_UNDONE,
+                f"this key's registration in {tournament_id} was undone (you unregistered);"
+                " register again with a new key",
+            )
+
     def tickets(self, player: str) -> Answer:
         """`tickets`: the player's tickets, newest first (T-16, T-3)."""
         scheduler = self.scheduler
@@ -177,6 +207,8 @@ class TournamentDesk(Players):
     def _entered(self, decision: Decision, actor: TournamentActor, player: str) -> Entered:
         """`{entry, chips}` of a registration or re-entry; the lobby line changed."""
         self.changed(actor, "entries")
+        if player not in actor.state.players:  # a replayed key (the actor's memory) undone since
+            self._still_registered(actor.tid, player)
         record = decision.state.players.get(player)
         return Entered(entry=record.entries if record is not None else 1, chips=decision.chips)
 

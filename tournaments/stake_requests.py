@@ -70,6 +70,19 @@ def handle(desk: TournamentDesk, player: str, request: Request) -> Answer:
     raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the desk does not handle {name}")
 
 
+def replayed(desk: TournamentDesk, player: str, key: str, args: dict[str, Any], answer: Any) -> Any:
+    """A `stake_buy` retry (P-2): the purchase as it stands now (`held`, `paid`, `refunded`
+    ...), not as it stood when first answered."""
+    try:
+        actor = desk._actor(args["tournament_id"])
+    except ProtocolError:  # no longer held: nothing is known, the first answer stands
+        return answer
+    stake = actor.stakes.purchases.get((player, key))
+    if stake is None:
+        return answer
+    return StakeAnswer(stake=stake_view(actor.stakes.row_of(stake)))
+
+
 def _stake_answer(actor: TournamentActor) -> Callable[[Stake], StakeAnswer]:
     def answer(stake: Stake) -> StakeAnswer:
         return StakeAnswer(stake=stake_view(actor.stakes.row_of(stake)))

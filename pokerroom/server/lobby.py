@@ -149,7 +149,8 @@ class Lobby:
         self.tables: dict[str, TableActor] = {}
         self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
         self.subscribers: set[str] = set()
-        self.replies = Replies(hub.clock)  # P-2: first answers of keyed money requests
+        # P-2: first answers of keyed money requests; a tournament request's retry is rechecked
+        self.replies = Replies(hub.clock, recheck=self._replayed)
         hub.audience_of = self._audience
         hub.on_broadcast = self._watch_events
 
@@ -275,6 +276,11 @@ class Lobby:
             answer: Answer = self.replies.run(player.name, key, (request.name, args), run)
             return answer
         return self._route(player, client_kind, request)
+
+    def _replayed(self, player: str, key: str, content: tuple[Any, ...], answer: Any) -> Any:
+        """A keyed request's retry: the tournament desk says what is true now (P-2, "Keys")."""
+        desk = self.tournament_desk
+        return answer if desk is None else desk.replayed(player, key, content, answer)
 
     def _route(self, player: Player, client_kind: str, request: Request) -> Answer:
         """Hand the request to its handler (or to the tournament desk)."""

@@ -8,7 +8,10 @@ lobby remembers, per player and key, what the request asked and what it answered
 - the same key and the same content: the first answer again, and nothing runs (a retry that
   arrives while the first is still running waits for it and gets the same answer);
 - the same key with other content: `idempotency_conflict`, and nothing runs;
-- a request that was refused is forgotten (it changed nothing, P-1): its retry runs again.
+- a request that was refused is forgotten (it changed nothing, P-1): its retry runs again;
+- a retry of a request whose effect was undone since (a registration left by unregistering, a
+  stake refunded) is answered with what is true now: the `recheck` hook (the tournament desk's)
+  sees the first answer and gives the answer of now, or raises a documented code.
 
 Memory is bounded: a player's oldest keys go past `per_player`, and every key after
 `keep_seconds`. The ledger is the durable second line: the money moves of a keyed request use
@@ -47,13 +50,23 @@ class _Entry:
     waiting: list[Deferred[Any]] = field(default_factory=list)
 
 
+#: `recheck(player, key, content, first_answer)`: the answer of a retry now (or raises).
+Recheck = Callable[[str, str, tuple[Any, ...], Any], Any]
+
+
 class Replies:
     """The remembered answers of keyed requests, per player."""
 
     def __init__(
-        self, clock: IReactorTime, *, keep_seconds: float = 86_400.0, per_player: int = 256
+        self,
+        clock: IReactorTime,
+        *,
+        keep_seconds: float = 86_400.0,
+        per_player: int = 256,
+        recheck: Recheck | None = None,
     ) -> None:
         self.clock = clock
+        self.recheck = recheck
         self.keep_seconds = keep_seconds
         self.per_player = per_player
         self._by_player: dict[str, OrderedDict[str, _Entry]] = {}
@@ -73,6 +86,8 @@ class Replies:
                     f"key {key!r} was used for another request; use a new key (P-2)",
                 )
             if entry.done:
+                if self.recheck is not None:
+                    return self.recheck(player, key, entry.content, entry.answer)
                 return entry.answer
             waiter: Deferred[Any] = Deferred()
             entry.waiting.append(waiter)
