@@ -226,14 +226,14 @@ def test_serve_gives_the_same_one_line_errors(tmp_path: Path) -> None:
     config = tmp_path / "room.toml"
     config.write_text('[server]\nport = "abc"\n')
     result = CliRunner().invoke(main, ["serve", "--config", str(config)])
-    assert result.exit_code == 1
-    assert result.stderr == f'Error: {config}: [server] port: expected an integer, got "abc"\n'
+    assert result.exit_code == 2  # a setting is wrong: the systemd unit does not restart
+    assert result.stderr == f'pokerroom: {config}: [server] port: expected an integer, got "abc"\n'
     config.write_text("")
     (tmp_path / "s.toml").write_text(SNG + "guarante = 5\n")
     result = CliRunner().invoke(
         main, ["serve", "--config", str(config), "--schedule", str(tmp_path / "s.toml")]
     )
-    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
     assert "guarante: unknown key (did you mean guarantee?)" in result.stderr
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 from sqlalchemy.engine import Engine
@@ -76,8 +76,8 @@ def serve(
 
     try:
         settings = load_settings(config_path)
-    except SettingsError as exc:
-        raise click.ClickException(str(exc)) from None
+    except SettingsError as exc:  # a setting is wrong: exit 2, a restart will not help
+        _refuse(str(exc))
     if host is not None:
         settings = dataclasses.replace(settings, host=host)
     if config_path:  # `table_open` (docs/ADMIN.md) reads this file's [tables] again
@@ -93,7 +93,7 @@ def serve(
     try:
         schedule = room_schedule(settings)
     except ValueError as exc:
-        raise click.ClickException(f"tournament schedule: {exc}") from None
+        _refuse(f"tournament schedule: {exc}")
     configure_logging(settings.log_format)
     reactor = room_reactor()  # only here: never at module level (ARCH 3)
     try:  # every listener first, held: a taken port fails before anything starts
@@ -105,14 +105,20 @@ def serve(
             backlog=LISTEN_BACKLOG,
         )
     except ListenerError as exc:
-        click.echo(f"pokerroom: {exc}", err=True)
-        raise SystemExit(2) from None
+        _refuse(str(exc))
     try:
         engine = migrate.open_database(db_url, create=migrate.is_default_file(db_url))  # ARCH 9
     except LedgerError as exc:
         listeners.close()
         raise problem(exc) from None
     raise SystemExit(run_server(engine, settings, port, schedule, listeners=listeners))
+
+
+def _refuse(message: str) -> NoReturn:
+    """Stop `serve` before anything started: one line, exit 2 (a setting or a port is wrong;
+    the systemd unit does not restart on 2)."""
+    click.echo(f"pokerroom: {message}", err=True)
+    raise SystemExit(2)
 
 
 def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:

@@ -69,7 +69,7 @@ def test_serve_refuses_a_broken_config(tmp_path: Path) -> None:
     path = tmp_path / "room.toml"
     path.write_text("[server]\nport = 1\nbogus = 2\n")
     result = CliRunner().invoke(main, ["serve", "--config", str(path)])
-    assert result.exit_code == 1 and "bogus" in result.output
+    assert result.exit_code == 2 and "bogus" in result.output
 
 
 def test_ledger_is_the_first_service_and_stops_last(tmp_path: Path) -> None:
