@@ -199,14 +199,19 @@ def table_close(ctx: Context, args: TableChangeArgs) -> Deferred[dict[str, Any]]
 
 def stand_up(actor: TableActor, player: str) -> Deferred[dict[str, Any] | None]:
     """Stand a player up after the running hand and cash out (C-8, C-10 as for a leave);
-    fires with {table_id, player, amount}, or None if the player had left meanwhile."""
+    fires with {table_id, player, amount, currency}, or None if the player had left meanwhile."""
     try:
         d = actor.leave(player)
     except ProtocolError:  # not seated any more (left by themselves): nothing to do
         return succeed(None)
 
     def done(result: CashedOut) -> dict[str, Any]:
-        return {"table_id": actor.table_id, "player": player, "amount": result.amount}
+        return {
+            "table_id": actor.table_id,
+            "player": player,
+            "amount": result.amount,
+            "currency": actor.config.currency,
+        }
 
     return d.addCallback(done)
 
@@ -231,7 +236,12 @@ def table_kick(ctx: Context, args: KickArgs) -> Deferred[dict[str, Any]]:
     def kick(done: Audited) -> Deferred[dict[str, Any]]:
         def answer(out: dict[str, Any] | None) -> dict[str, Any]:
             amount = 0 if out is None else out["amount"]
-            return {"audit_id": done.audit_id, "amount": amount, "left_before": out is None}
+            return {
+                "audit_id": done.audit_id,
+                "amount": amount,
+                "currency": actor.config.currency,
+                "left_before": out is None,
+            }
 
         return stand_up(actor, args.player).addCallback(answer)
 
@@ -311,11 +321,20 @@ def player_show(ctx: Context, args: PlayerArgs) -> Deferred[dict[str, Any]]:
                     "table_id": table_id,
                     "seat": number,
                     "stack": seat.stack,
+                    "currency": actor.config.currency,
                     "sitting_out": seat.sitting_out,
                 }
             )
         elif args.player in actor.observers:
-            tables.append({"table_id": table_id, "seat": None, "stack": 0, "sitting_out": False})
+            tables.append(
+                {
+                    "table_id": table_id,
+                    "seat": None,
+                    "stack": 0,
+                    "currency": actor.config.currency,
+                    "sitting_out": False,
+                }
+            )
     connected = ctx.room.hub.session_of(args.player) is not None
     d = ctx.read(store.player_record, args.player, ctx.now_ms())
     return d.addCallback(lambda record: {**record, "tables": tables, "connected": connected})

@@ -319,7 +319,13 @@ def correct_work(
     before = wallet_balance(conn, player, currency)
     done = _correct(conn, ledger_key, player, amount, currency, reason)
     after = wallet_balance(conn, player, currency)
-    result = {"status": DONE, "transfer_id": done.id, "balance": after, "replayed": done.replayed}
+    result = {
+        "status": DONE,
+        "transfer_id": done.id,
+        "balance": after,
+        "currency": currency,
+        "replayed": done.replayed,
+    }
     if done.replayed:
         return Change(None, None, result, audit=False)
     return Change(
@@ -428,7 +434,13 @@ def approve_work(
             "approval_id": approval_id,
             "requested_by": row.requested_by,
         },
-        {"status": DONE, "transfer_id": done.id, "balance": after_balance, "player": row.target},
+        {
+            "status": DONE,
+            "transfer_id": done.id,
+            "balance": after_balance,
+            "currency": row.currency,
+            "player": row.target,
+        },
     )
 
 

@@ -462,6 +462,7 @@ def tournament_prizes(ctx: Context, args: PrizesArgs) -> Deferred[dict[str, Any]
             "audit_id": audit.audit_id,
             "payouts": list(change.new.amounts),
             "added": change.added,
+            "currency": actor.config.currency,
             "replayed": audit.audit_id is None,
         }
 

@@ -69,6 +69,7 @@ def line(actor: TournamentActor) -> dict[str, Any]:
         "entries": actor.state.entries,
         "players_left": actor.players_left(),
         "prize_pool": prize_pool_status(actor.settings, actor.state).total,
+        "currency": actor.config.currency,
         "level": None if level is None else level["number"],
     }
 
@@ -156,6 +157,7 @@ def _record_line(conn: Connection, record: store.TournamentRecord) -> dict[str, 
         "entries": int(counted[0] or 0),
         "players_left": int(counted[1] or 0),
         "prize_pool": int(pool) + record.overlay_posted + record.prize_added,
+        "currency": record.currency,
         "level": None,
     }
 

@@ -17,7 +17,7 @@ import re
 import time
 import tomllib
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 import click
 
 from pokerroom.cli.database import db_option, opened
+from pokerroom.cli.output import money, show_table, span, when
 
 DEFAULT_CONFIG = Path("~/.config/pokerroom/admin.toml").expanduser()
 CONFIG_KEYS = {"server", "user", "password", "cafile"}
@@ -84,22 +85,14 @@ def _show(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
         render(result)
 
 
-def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
-    Console().print(table)
+def flag(value: Any) -> str:
+    """A flag in a table cell: `yes`, or nothing."""
+    return "yes" if value else ""
 
 
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return ""
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+def stakes_money(stakes: str, minor: int) -> str:
+    """An amount at a blind level named `CUR:small/big` (C-8, C-10 records), as money."""
+    return money(minor, stakes.partition(":")[0])
 
 
 def _change(ctx: click.Context, yes: bool, what: str, kind: str, **fields: Any) -> dict[str, Any]:
@@ -155,7 +148,7 @@ def table_list(ctx: click.Context, as_json: bool) -> None:
         (
             t["table_id"],
             t["variant"],
-            t["stakes"],
+            span(t["small_blind"], t["big_blind"], t["currency"]),
             t["players"],
             t["observers"],
             t["state"],
@@ -163,13 +156,8 @@ def table_list(ctx: click.Context, as_json: bool) -> None:
         )
         for t in result["tables"]
     ]
-    _show(
-        result,
-        as_json,
-        lambda _: _table(
-            "tables", ["table", "game", "stakes", "players", "observers", "state", "hand"], rows
-        ),
-    )
+    columns = ["table", "game", "blinds", "players", "observers", "state", "hand"]
+    _show(result, as_json, lambda _: show_table("tables", columns, rows))
 
 
 @table.command("show")
@@ -182,20 +170,22 @@ def table_show(ctx: click.Context, table_id: str, as_json: bool) -> None:
 
     def render(r: dict[str, Any]) -> None:
         hand = r["hand_id"] or "-"
-        click.echo(f"{r['table_id']}: {r['variant']} {r['stakes']}, {r['state']}, hand {hand}")
+        blinds = span(r["small_blind"], r["big_blind"], r["currency"])
+        click.echo(f"{r['table_id']}: {r['variant']} {blinds}, {r['state']}, hand {hand}")
         rows = [
             (
                 s["seat"],
                 s["player"],
-                s["stack"],
-                s["sitting_out"],
-                s["in_hand"],
-                s["leaving"],
-                s["disconnected"],
+                money(s["stack"], r["currency"]),
+                flag(s["sitting_out"]),
+                flag(s["in_hand"]),
+                flag(s["leaving"]),
+                flag(s["disconnected"]),
             )
             for s in r["seats"]
         ]
-        _table("seats", ["seat", "player", "stack", "out", "in hand", "leaving", "dropped"], rows)
+        columns = ["seat", "player", "stack", "out", "in hand", "leaving", "dropped"]
+        show_table("seats", columns, rows)
 
     _show(result, as_json, render)
 
@@ -231,7 +221,7 @@ def table_close(ctx: click.Context, table_id: str, reason: str | None, yes: bool
         ctx, yes, f"close table {table_id}", "table_close", table_id=table_id, reason=reason
     )
     for out in result.get("cashed_out", []):
-        click.echo(f"  {out['player']}: {out['amount']} back to the wallet")
+        click.echo(f"  {out['player']}: {money(out['amount'], out['currency'])} back to the wallet")
 
 
 @table.command("kick")
@@ -253,7 +243,8 @@ def table_kick(
         player=player,
         reason=reason,
     )
-    click.echo(f"  {player}: {result.get('amount', 0)} back to the wallet")
+    back = money(result.get("amount", 0), result["currency"])
+    click.echo(f"  {player}: {back} back to the wallet")
 
 
 # -- players -------------------------------------------------------------------------------------
@@ -274,44 +265,48 @@ def player_show(ctx: click.Context, name: str, as_json: bool) -> None:
         flags = [k for k in ("connected", "moderator", "banned") if r.get(k)]
         last = r["last_login_at"] or "-"
         click.echo(f"{r['player']}: {', '.join(flags) or 'no flags'}; last login {last}")
-        _table("wallets", ["currency", "balance"], sorted(r["wallets"].items()))
-        _table(
+        wallets = [(money(cents, cur),) for cur, cents in sorted(r["wallets"].items())]
+        show_table("wallets", ["balance"], wallets)
+        show_table(
             "tables",
             ["table", "seat", "stack", "out"],
-            [(t["table_id"], t["seat"], t["stack"], t["sitting_out"]) for t in r["tables"]],
+            [
+                (t["table_id"], t["seat"], money(t["stack"], t["currency"]), flag(t["sitting_out"]))
+                for t in r["tables"]
+            ],
         )
         declines = [(s, n) for s, n in sorted(r["declines"].items())]
-        _table("hit and run (C-8): declines in 12 h", ["stakes", "declines"], declines)
-        _table(
+        show_table("hit and run (C-8): declines in 12 h", ["level", "declines"], declines)
+        show_table(
             "blocks (C-8)",
-            ["stakes", "until", "decline"],
-            [(b["stakes"], _when(b["until_ms"]), b["decline_number"]) for b in r["blocks"]],
+            ["level", "until", "decline"],
+            [(b["stakes"], when(b["until_ms"]), b["decline_number"]) for b in r["blocks"]],
         )
-        _table(
+        show_table(
             "rathole (C-10)",
-            ["stakes", "left with", "left at"],
-            [(h["stakes"], h["amount"], _when(h["left_at_ms"])) for h in r["rathole"]],
+            ["level", "left with", "left at"],
+            [
+                (h["stakes"], stakes_money(h["stakes"], h["amount"]), when(h["left_at_ms"]))
+                for h in r["rathole"]
+            ],
         )
-        _table(
+        show_table(
             "mutes (C-13)",
             ["table", "until", "by", "reason"],
             [
                 (
                     m["table_id"] or "everywhere",
-                    _when(m["until_ms"]) or "for good",
+                    when(m["until_ms"]) or "for good",
                     m["by"],
                     m["reason"],
                 )
                 for m in r["mutes"]
             ],
         )
-        _table(
+        show_table(
             "bans",
             ["since", "by", "reason", "lifted"],
-            [
-                (_when(b["since_ms"]), b["by"], b["reason"], _when(b["lifted_ms"]))
-                for b in r["bans"]
-            ],
+            [(when(b["since_ms"]), b["by"], b["reason"], when(b["lifted_ms"])) for b in r["bans"]],
         )
 
     _show(result, as_json, render)
@@ -326,7 +321,8 @@ def player_ban(ctx: click.Context, name: str, reason: str | None, yes: bool) -> 
     """Ban NAME: logged out now, stood up after the running hands and cashed out."""
     result = _change(ctx, yes, f"ban {name}", "player_ban", player=name, reason=reason)
     for out in result.get("cashed_out", []):
-        click.echo(f"  {out['table_id']}: {out['amount']} back to the wallet")
+        back = money(out["amount"], out["currency"])
+        click.echo(f"  {out['table_id']}: {back} back to the wallet")
 
 
 @player.command("unban")
@@ -456,10 +452,15 @@ def wallet_correct(
 ) -> None:
     """Correct NAME's wallet by a ledger transfer of kind `correction`."""
     key = key or uuid.uuid4().hex
+    by = (
+        f"{amount:+d} cents"
+        if currency is None
+        else ("+" if amount > 0 else "") + money(amount, currency)
+    )
     result = _change(
         ctx,
         yes,
-        f"correct {name}'s wallet by {amount:+d} cents",
+        f"correct {name}'s wallet by {by}",
         "wallet_correct",
         player=name,
         amount=amount,
@@ -470,7 +471,8 @@ def wallet_correct(
     if result.get("status") == "pending":
         click.echo(f"  waiting for a second admin: approval {result['approval_id']}")
     else:
-        click.echo(f"  balance now {result.get('balance')} (transfer {result.get('transfer_id')})")
+        balance = money(result["balance"], result["currency"])
+        click.echo(f"  balance now {balance} (transfer {result.get('transfer_id')})")
 
 
 @admin.group("approvals")
@@ -495,8 +497,7 @@ def approvals_list(ctx: click.Context, status: str, as_json: bool) -> None:
             a["id"],
             a["action"],
             a["target"],
-            a["amount"],
-            a["currency"],
+            money(a["amount"], a["currency"]),
             a["requested_by"],
             a["status"],
             a["decided_by"],
@@ -504,25 +505,8 @@ def approvals_list(ctx: click.Context, status: str, as_json: bool) -> None:
         )
         for a in result["approvals"]
     ]
-    _show(
-        result,
-        as_json,
-        lambda _: _table(
-            "approvals",
-            [
-                "id",
-                "action",
-                "player",
-                "amount",
-                "cur",
-                "asked by",
-                "status",
-                "approved by",
-                "reason",
-            ],
-            rows,
-        ),
-    )
+    columns = ["id", "action", "player", "amount", "asked by", "status", "approved by", "reason"]
+    _show(result, as_json, lambda _: show_table(f"approvals ({status})", columns, rows))
 
 
 @approvals.command("approve")
@@ -534,7 +518,8 @@ def approvals_approve(ctx: click.Context, approval_id: int, yes: bool) -> None:
     result = _change(
         ctx, yes, f"approve {approval_id}", "approval_approve", approval_id=approval_id
     )
-    click.echo(f"  {result.get('player')}: balance now {result.get('balance')}")
+    balance = money(result["balance"], result["currency"])
+    click.echo(f"  {result.get('player')}: balance now {balance}")
 
 
 # -- audit ---------------------------------------------------------------------------------------
@@ -589,26 +574,48 @@ def audit(
     rows = [
         (
             r["id"],
-            _when(r["at_ms"]),
+            when(r["at_ms"]),
             r["staff"],
-            r["role"],
             r["action"],
             r["target"],
-            json.dumps(r["before"]),
-            json.dumps(r["after"]),
+            audit_change(r["before"], r["after"]),
             r["reason"],
         )
         for r in result["rows"]
     ]
-    _show(
-        result,
-        as_json,
-        lambda _: _table(
-            "audit",
-            ["id", "when (UTC)", "staff", "role", "action", "target", "before", "after", "reason"],
-            rows,
-        ),
-    )
+    columns = ["id", "when (UTC)", "staff", "action", "target", "change", "reason"]
+    _show(result, as_json, lambda _: show_table("audit", columns, rows))
+
+
+#: Keys of an audit row's before/after that hold money (in the row's `currency`).
+MONEY_KEYS = frozenset({"amount", "balance", "buy_in", "fee", "guarantee", "prize", "added"})
+
+
+def _audit_value(key: str, value: Any, currency: str | None) -> str:
+    if currency and key in MONEY_KEYS and isinstance(value, int) and not isinstance(value, bool):
+        return money(value, currency)
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def audit_change(before: Any, after: Any) -> str:
+    """What an audit row changed, short: each key whose value differs, `key old -> new`
+    (money as money where the row names its currency); not a mapping: `old -> new` as JSON."""
+    if not isinstance(before, Mapping) and not isinstance(after, Mapping):
+        if before is None and after is None:
+            return ""
+        return f"{_audit_value('', before, None)} -> {_audit_value('', after, None)}"
+    old = dict(before) if isinstance(before, Mapping) else {}
+    new = dict(after) if isinstance(after, Mapping) else {}
+    currency = new.get("currency") or old.get("currency")
+    parts = []
+    for key in [*old, *(k for k in new if k not in old)]:
+        if key == "currency" and currency and old.get(key, currency) == new.get(key, currency):
+            continue
+        if key in old and key in new and old[key] == new[key]:
+            continue
+        shown = [_audit_value(key, side[key], currency) for side in (old, new) if key in side]
+        parts.append(f"{key} {' -> '.join(shown)}")
+    return ", ".join(parts)
 
 
 # -- staff accounts (offline) --------------------------------------------------------------------
@@ -723,14 +730,11 @@ def staff_list(db_url: str | None, as_json: bool) -> None:
     with opened(db_url) as engine:
         members = [m.as_dict() for m in list_staff(engine)]
     rows = [
-        (m["name"], m["role"], "disabled" if m["disabled"] else "", _when(m["last_login_ms"]))
+        (m["name"], m["role"], "disabled" if m["disabled"] else "", when(m["last_login_ms"]))
         for m in members
     ]
-    _show(
-        {"staff": members},
-        as_json,
-        lambda _: _table("staff", ["name", "role", "state", "last login"], rows),
-    )
+    columns = ["name", "role", "state", "last login (UTC)"]
+    _show({"staff": members}, as_json, lambda _: show_table("staff", columns, rows))
 
 
 @staff.command("disable")
@@ -806,8 +810,6 @@ def staff_password(name: str, password_file: str | None, reason: str, db_url: st
 
     _staff_change(db_url, name, change)
 
-
-COMMANDS = [admin, staff]
 
 # The tournament, jobs and `table open` commands attach themselves to the groups above.
 from pokerroom.cli import admin_tournament_cmds  # noqa: E402, F401

@@ -20,8 +20,6 @@ from pokerroom.cli.admin_cmds import (
     _change,
     _show,
     _staff,
-    _table,
-    _when,
     admin,
     json_option,
     reason_optional,
@@ -29,6 +27,8 @@ from pokerroom.cli.admin_cmds import (
     table,
     yes_option,
 )
+from pokerroom.cli.jobs_cmds import paid, run_line
+from pokerroom.cli.output import money, show_table, span, when
 
 _AHEAD = re.compile(r"\+(\d+)([smhd])")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -78,16 +78,16 @@ def tournament_list(ctx: click.Context, as_json: bool) -> None:
             t["tournament_id"],
             t["name"],
             t["status"] + (" (paused)" if t["paused"] else ""),
-            _when(t["starts_at_ms"]),
+            when(t["starts_at_ms"]),
             t["entries"],
             t["players_left"],
-            t["prize_pool"],
+            money(t["prize_pool"], t["currency"]),
             t["level"],
         )
         for t in result["tournaments"]
     ]
     columns = ["id", "name", "status", "starts (UTC)", "entries", "left", "pool", "level"]
-    _show(result, as_json, lambda _: _table("tournaments", columns, rows))
+    _show(result, as_json, lambda _: show_table("tournaments", columns, rows))
 
 
 @tournament.command("show")
@@ -100,9 +100,13 @@ def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> No
 
     def render(r: dict[str, Any]) -> None:
         paused = " (paused)" if r.get("paused") else ""
+        cur = r["currency"]
         click.echo(f"{r['tournament_id']} {r['name']}: {r['status']}{paused}")
-        click.echo(f"  starts {_when(r['starts_at_ms'])} UTC, entries {r['entries']}, "
-                   f"left {r['players_left']}, prize pool {r['prize_pool']}")  # fmt: skip
+        pool = money(r["prize_pool"], cur)
+        click.echo(f"  starts {when(r['starts_at_ms'])} UTC, entries {r['entries']}, "
+                   f"left {r['players_left']}, prize pool {pool}")  # fmt: skip
+        if "buy_in" in r:
+            click.echo(f"  buy-in {span(r['buy_in'], r['fee'], cur, '+')}")
         level = r.get("level")
         if level:
             left = level.get("ms_left")
@@ -112,15 +116,15 @@ def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> No
             )
             click.echo(f"  level {level['number']}{blinds}, {clock}")
         if r.get("payouts"):
-            click.echo(f"  payouts: {', '.join(str(a) for a in r['payouts'])}")
+            click.echo(f"  payouts: {', '.join(money(a, cur) for a in r['payouts'])}")
         if r.get("decision"):
             click.echo(f"  decision: {r['decision']}")
         for t in r.get("tables", []):
             seats = [(s["seat"], s["player"], s["stack"]) for s in t["seats"]]
-            _table(f"table {t['table_id']}", ["seat", "player", "stack"], seats)
+            show_table(f"table {t['table_id']}", ["seat", "player", "chips"], seats)
         if r.get("paid"):
-            rows = [(p["place"], p["player"], p["prize"]) for p in r["paid"]]
-            _table("paid", ["place", "player", "prize"], rows)
+            rows = [(p["place"], p["player"], money(p["prize"], cur)) for p in r["paid"]]
+            show_table("paid", ["place", "player", "prize"], rows)
 
     _show(result, as_json, render)
 
@@ -168,7 +172,7 @@ def tournament_create(
     result = _change(
         ctx,
         yes,
-        f"create a {template} tournament starting {_when(at)} UTC",
+        f"create a {template} tournament starting {when(at)} UTC",
         "tournament_create",
         template=template, starts_at_ms=at, buy_in=buy_in, fee=fee, name=name, format=fmt,
         max_seats=max_seats, late_registration_levels=late_levels, max_entries=max_entries,
@@ -192,7 +196,7 @@ def tournament_delay(
         ctx, yes, f"delay {tournament_id} by {minutes:g} min", "tournament_delay",
         tournament_id=tournament_id, minutes=minutes, reason=reason,
     )  # fmt: skip
-    click.echo(f"  now starts {_when(result['starts_at_ms'])} UTC")
+    click.echo(f"  now starts {when(result['starts_at_ms'])} UTC")
 
 
 @tournament.command("pause")
@@ -326,7 +330,9 @@ def tournament_sitouts(
     )
     rows = [(" + ".join(p["players"]), p["times"]) for p in result["pairs"]]
     _show(
-        result, as_json, lambda _: _table("sitting out together (T-12)", ["players", "times"], rows)
+        result,
+        as_json,
+        lambda _: show_table("sitting out together (T-12)", ["players", "times"], rows),
     )
 
 
@@ -357,12 +363,15 @@ def tournament_prizes(
         values = list(current["payouts"])
     else:
         values = _amounts(amounts)
+    shown = ", ".join(str(v) for v in values)
     result = _change(
-        ctx, yes, f"change {tournament_id}'s prizes to {values}", "tournament_prizes",
+        ctx, yes, f"change {tournament_id}'s prizes to {shown} (cents)", "tournament_prizes",
         tournament_id=tournament_id, amounts=values, reason=reason, key=key or uuid.uuid4().hex,
         rounding=rounding, seats_in_cash=seats_in_cash or None,
     )  # fmt: skip
-    click.echo(f"  payouts {result.get('payouts')}, added {result.get('added')}")
+    cur = result["currency"]
+    payouts = ", ".join(money(a, cur) for a in result["payouts"])
+    click.echo(f"  payouts {payouts}; added {money(result['added'], cur)}")
 
 
 @tournament.command("outage")
@@ -401,15 +410,18 @@ def jobs_list(ctx: click.Context, job: str | None, limit: int, as_json: bool) ->
     result = _staff(ctx).call("job_list", job=job, limit=limit)
 
     def render(r: dict[str, Any]) -> None:
-        _table("jobs", ["job", "every (s)"], [(j["job"], j["interval_seconds"]) for j in r["jobs"]])
+        every = [(j["job"], j["interval_seconds"]) for j in r["jobs"]]
+        show_table("jobs", ["job", "every (s)"], every)
         rows = [
-            (x["id"], x["job"], _when(x["started_at_ms"]), x["outcome"], x["transfers"],
-             ", ".join(x["tournaments"]), x["error"] or "")
+            (x["id"], x["job"], when(x["started_at_ms"]), x["outcome"], len(x["tournaments"]),
+             paid(x["amounts"]) if x["amounts"] else "-", x["transfers"])
             for x in r["runs"]
         ]  # fmt: skip
-        _table(
-            "runs", ["id", "job", "started (UTC)", "outcome", "transfers", "done", "error"], rows
-        )
+        columns = ["id", "job", "started (UTC)", "outcome", "tourn.", "paid", "transfers"]
+        show_table("runs", columns, rows)
+        for x in r["runs"]:
+            if x["error"]:
+                click.echo(f"run {x['id']}: {x['error']}")
 
     _show(result, as_json, render)
 
@@ -422,7 +434,7 @@ def jobs_list(ctx: click.Context, job: str | None, limit: int, as_json: bool) ->
 def jobs_run(ctx: click.Context, name: str, reason: str | None, yes: bool) -> None:
     """Run job NAME now in the running server; prints its report."""
     result = _change(ctx, yes, f"run job {name}", "job_run", job=name, reason=reason)
-    click.echo(f"  {result['outcome']}: {result['message']}")
+    click.echo(f"  {run_line(result)}")
 
 
 # -- cash tables ---------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from pokerroom.cli.output import money, span
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -148,18 +150,6 @@ def _schedule_file(
     return default_schedule() if named is None else Path(named)
 
 
-def amount(cents: int) -> str:
-    """Cents as units of the currency: `1,234.50`."""
-    sign = "-" if cents < 0 else ""
-    units, rest = divmod(abs(cents), 100)
-    return f"{sign}{units:,}.{rest:02d}"
-
-
-def money(cents: int, currency: str) -> str:
-    """Cents as money: `1,234.50 USD`."""
-    return f"{amount(cents)} {currency}"
-
-
 def _entry(entry: ScheduleEntry) -> dict[str, Any]:
     """One schedule entry as the report shows it (money in cents)."""
     from tournaments.bounty_book import FORMAT_OF
@@ -230,8 +220,8 @@ def _lines(report: dict[str, Any]) -> list[str]:
         f"cash tables: {len(report['tables'])}",
     ]
     for t in report["tables"]:
-        blinds = f"{amount(t['small_blind'])}/{money(t['big_blind'], t['currency'])}"
-        buy_in = f"{amount(t['min_buy_in'])}-{money(t['max_buy_in'], t['currency'])}"
+        blinds = span(t["small_blind"], t["big_blind"], t["currency"])
+        buy_in = span(t["min_buy_in"], t["max_buy_in"], t["currency"], "-")
         lines.append(
             f"  {t['table_id']}: {t['variant']} {t['max_seats']} seats, blinds {blinds}, "
             f"buy-in {buy_in}"
@@ -247,7 +237,7 @@ def _lines(report: dict[str, Any]) -> list[str]:
             when,
             e["structure"],
             e["format"],
-            f"buy-in {amount(e['buy_in'])}+{money(e['fee'], currency)}",
+            f"buy-in {span(e['buy_in'], e['fee'], currency, '+')}",
         ]
         if e["guarantee"]:
             parts.append(f"guarantee {money(e['guarantee'], currency)} (the house pays overlay)")

@@ -124,6 +124,3 @@ def simulate_command(
     _line(result)
     if not summary.chips_conserved:
         raise SystemExit(1)
-
-
-COMMANDS = [replay_command, simulate_command]

@@ -8,18 +8,15 @@ nothing and prints what a run would pay. docs/OPERATIONS.md: by hand, cron, syst
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from pokerroom.cli.database import db_option, opened
+from pokerroom.cli.output import amount, money, show_table, when
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from pokerroom.jobs import refunds as refund_job
 
 #: The jobs `jobs run` and `jobs list --job` know (pokerroom.jobs.JOBS; a test keeps them equal).
@@ -33,25 +30,37 @@ COLUMNS = (
     ("bounty", "bounty"),
 )
 
-json_option = click.option("--json", "as_json", is_flag=True, help="One JSON document.")
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="One JSON document; amounts in integer minor units."
+)
 
 
-def _console() -> Console:
-    """Rich output on stdout; wide enough for the tables when stdout is not a terminal."""
-    from rich.console import Console
-
-    return Console(file=sys.stdout, width=None if sys.stdout.isatty() else 160)
+def paid(amounts: Mapping[str, int]) -> str:
+    """What a run paid, as money per currency: `58.37 USD, 4.00 T$`; `nothing`."""
+    return ", ".join(money(n, cur) for cur, n in sorted(amounts.items())) or "nothing"
 
 
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+def run_line(report: Mapping[str, Any]) -> str:
+    """A run's report (`jobs run`, `admin jobs run`) in one line for people, money as money.
+
+    The runner's own message says the same in minor units; what it adds after them (why a run
+    failed or stopped) is kept, and a message of another form (turned away by the lock) is
+    shown as it is.
+    """
+    raw = ", ".join(f"{n} {cur}" for cur, n in sorted(report["amounts"].items())) or "nothing"
+    counts = (
+        f"{report['job']}: {report['outcome']}; {len(report['tournaments'])} tournament(s) "
+        f"finished, {report['transfers']} transfer(s), paid "
+    )
+    message: str = report["message"]
+    if not message.startswith(counts + raw):
+        return message
+    return counts + paid(report["amounts"]) + message[len(counts + raw) :]
 
 
 @click.group("jobs")
 def jobs() -> None:
-    """Scheduled jobs: run one now, or list the recent runs (amounts in minor units)."""
+    """Scheduled jobs: run one now, or list the recent runs."""
 
 
 @jobs.command("run")
@@ -91,24 +100,20 @@ def jobs_run(
         say = (lambda line: click.echo(line, err=True)) if verbose else None
         ctx = JobContext(time.time, JobSettings(batch=batch), progress=say)
         report = run_blocking(engine, job_run(RefundsJob(), runner_name(), ctx))
+    fields = {
+        "job": report.job,
+        "run_id": report.run_id,
+        "outcome": report.outcome,
+        "message": report.message,
+        "tournaments": list(report.tournaments),
+        "amounts": dict(report.amounts),
+        "transfers": report.transfers,
+        "errors": [list(e) for e in report.errors],
+    }
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "job": report.job,
-                    "run_id": report.run_id,
-                    "outcome": report.outcome,
-                    "message": report.message,
-                    "tournaments": list(report.tournaments),
-                    "amounts": dict(report.amounts),
-                    "transfers": report.transfers,
-                    "errors": [list(e) for e in report.errors],
-                },
-                indent=2,
-            )
-        )
+        click.echo(json.dumps(fields, indent=2))
     else:
-        click.echo(report.message)
+        click.echo(run_line(fields))
         for item, what in report.errors:
             click.echo(f"  {item}: {what}", err=True)
     raise SystemExit(report.exit_code)
@@ -144,28 +149,28 @@ def _preview_json(previews: Sequence[refund_job.Preview]) -> dict[str, Any]:
     }
 
 
-def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
-    """The dry run for people: one table per tournament, one line per player."""
-    from rich.table import Table
+def _to(account: str, player: str, currency: str) -> str:
+    """A refund's destination, short: `wallet` (the player's own), `wallet:bob` (another's)."""
+    kind, _, rest = account.partition(":")
+    owner, _, cur = rest.rpartition(":")
+    if cur != currency:
+        return account
+    return kind if owner == player else f"{kind}:{owner}"
 
+
+def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
+    """The dry run for people: one table per tournament, one line per player, money as money."""
     from tournaments.store import HOUSE_ROW
 
-    console = _console()
     if not previews:
-        console.print("refunds (dry run): no cancelled tournament waits for refunds")
+        click.echo("refunds (dry run): no cancelled tournament waits for refunds")
         return
+    click.echo("refunds (dry run): nothing moved")
     for p in previews:
-        title = f"{p.tournament_id}: cancelled ({p.reason or '?'}), {p.phase or '?'}, {p.currency}"
+        title = f"{p.tournament_id}: cancelled ({p.reason or '?'}), {p.phase or '?'}"
         if p.error is not None:
-            console.print(f"[bold]{title}[/bold]: NOT refundable now: {p.error}")
+            click.echo(f"{title}: NOT refundable now: {p.error}")
             continue
-        table = Table(title=title, caption="dry run: nothing moved; amounts in minor units")
-        table.add_column("player")
-        for _, heading in COLUMNS:
-            table.add_column(heading, justify="right")
-        table.add_column("total", justify="right")
-        table.add_column("to")
-        table.add_column("state")
         players: dict[str, dict[str, Any]] = {}
         for row in p.rows:
             line = players.setdefault(row.player, {"to": {}, "paid": 0, "rows": 0})
@@ -173,28 +178,32 @@ def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
             line["rows"] += 1
             line["paid"] += 1 if row.paid else 0
             for account, _ in row.destinations:
-                line["to"][account] = None
+                line["to"][_to(account, row.player, p.currency)] = None
+        rows = []
         for player, line in sorted(players.items(), key=lambda kv: kv[0] == HOUSE_ROW):
             amounts = [line.get(component, 0) for component, _ in COLUMNS]
             if player == HOUSE_ROW:
                 amounts = [0] * len(COLUMNS)
                 total = line.get("rounding", 0) + line.get("overlay", 0)
-                player = "house (rounding, overlay)"
+                player = "house"  # its rounding and overlay
             else:
                 total = sum(amounts)
             state = "paid" if line["paid"] == line["rows"] else "to pay"
             if 0 < line["paid"] < line["rows"]:
                 state = f"{line['paid']}/{line['rows']} paid"
-            table.add_row(
-                player,
-                *(str(a) if a else "" for a in amounts),
-                str(total),
-                ", ".join(line["to"]),
-                state,
+            rows.append(
+                (
+                    player,
+                    *(amount(a, p.currency) if a else "" for a in amounts),
+                    amount(total, p.currency),
+                    ", ".join(line["to"]),
+                    state,
+                )
             )
-        console.print(table)
+        columns = ["player", *(heading for _, heading in COLUMNS), "total", "to", "state"]
+        show_table(f"{title}, amounts in {p.currency}", columns, rows)
         to_pay = sum(r.amount for r in p.rows if not r.paid and r.player != HOUSE_ROW)
-        console.print(f"players to be paid {to_pay} {p.currency} in {len(players)} line(s)")
+        click.echo(f"players to be paid {money(to_pay, p.currency)} in {len(players)} line(s)")
 
 
 @jobs.command("list")
@@ -206,8 +215,6 @@ def _print_preview(previews: Sequence[refund_job.Preview]) -> None:
 @json_option
 def jobs_list(db_url: str | None, limit: int, job_name: str | None, as_json: bool) -> None:
     """The most recent job runs, newest first (a `running` row with no end was killed)."""
-    from rich.table import Table
-
     from pokerroom.jobs.runs import recent_runs
 
     with opened(db_url) as engine:
@@ -234,27 +241,29 @@ def jobs_list(db_url: str | None, limit: int, job_name: str | None, as_json: boo
             )
         )
         return
-    table = Table(title="job runs (newest first; amounts in minor units)")
-    for heading in ("id", "job", "started (UTC)", "ended", "outcome", "tournaments", "paid"):
-        table.add_column(heading)
-    table.add_column("transfers", justify="right")
-    table.add_column("runner")
-    table.add_column("error")
+    show_table(
+        "job runs (newest first)",
+        ["id", "job", "started (UTC)", "took", "outcome", "tourn.", "paid", "transfers", "runner"],
+        [
+            (
+                r.id,
+                r.job,
+                when(r.started_at_ms),
+                _took(r.started_at_ms, r.ended_at_ms),
+                r.outcome,
+                len(r.tournaments),
+                paid(r.amounts) if r.amounts else "-",
+                r.transfers,
+                r.runner,
+            )
+            for r in rows
+        ],
+    )
     for r in rows:
-        paid = ", ".join(f"{n} {cur}" for cur, n in sorted(r.amounts.items()))
-        table.add_row(
-            str(r.id),
-            r.job,
-            _when(r.started_at_ms),
-            _when(r.ended_at_ms),
-            r.outcome,
-            str(len(r.tournaments)),
-            paid or "-",
-            str(r.transfers),
-            r.runner,
-            (r.error or "")[:80],
-        )
-    _console().print(table)
+        if r.error:
+            click.echo(f"run {r.id}: {r.error}")
 
 
-COMMANDS = [jobs]
+def _took(started_ms: int, ended_ms: int | None) -> str:
+    """How long a run took (`1.2 s`); `-` for a run with no end (still running, or killed)."""
+    return "-" if ended_ms is None else f"{(ended_ms - started_ms) / 1000:.1f} s"

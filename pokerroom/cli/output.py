@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -19,13 +20,29 @@ _DIGITS = {
 }
 
 
-def money(minor: int, currency: str) -> str:
-    """An amount in minor units as people read it: `money(123456, "USD")` is `1,234.56 USD`."""
+def amount(minor: int, currency: str) -> str:
+    """An amount in minor units without its code: `amount(123456, "USD")` is `1,234.56`."""
     digits = _DIGITS.get(currency.upper(), 2)
     sign = "-" if minor < 0 else ""
     whole, part = divmod(abs(minor), 10**digits)
-    text = f"{whole:,}" + (f".{part:0{digits}d}" if digits else "")
-    return f"{sign}{text} {currency}"
+    return sign + f"{whole:,}" + (f".{part:0{digits}d}" if digits else "")
+
+
+def money(minor: int, currency: str) -> str:
+    """An amount in minor units as people read it: `money(123456, "USD")` is `1,234.56 USD`."""
+    return f"{amount(minor, currency)} {currency}"
+
+
+def span(low: int, high: int, currency: str, between: str = "/") -> str:
+    """Two amounts of one currency, blinds (`0.50/1.00 USD`) or a range (`between="-"`)."""
+    return f"{amount(low, currency)}{between}{money(high, currency)}"
+
+
+def when(ms: int | None) -> str:
+    """Epoch milliseconds as a UTC date and time (`2026-12-01 20:40:48`); "" for None."""
+    if ms is None:
+        return ""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _cell(value: Any) -> str:

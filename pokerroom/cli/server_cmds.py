@@ -386,6 +386,3 @@ def player_moderator(name: str, revoke: bool, reason: str, db_url: str | None) -
             return
     what = "revoked" if revoke else "granted"
     click.echo(f"{name}: moderator {what} (applies at next login; audit {done.audit_id})")
-
-
-COMMANDS = [serve, bots, demo, player]

@@ -5,16 +5,20 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import click
 
-from pokerroom.ledger import migrate
-from pokerroom.ledger.db import make_engine
-from pokerroom.ledger.errors import LedgerError
+from pokerroom.cli.database import opened
+from pokerroom.cli.output import money
 from pokerroom.table.bot_policy import POLICIES
 from tournaments.config import FORMATS
 from tournaments.templates import load_structures
+
+#: The temporary folder of a simulation without --db (removed at the end).
+TEMPORARY_PREFIX = "pokerroom-tournament-"
 
 
 @click.group("tournament")
@@ -30,7 +34,8 @@ def tournament() -> None:
     "db_url",
     metavar="URL",
     default=None,
-    help="SQLAlchemy URL of a ledger at head (default: a new temporary SQLite file).",
+    help="A database at head: a SQLAlchemy URL or a SQLite file path (default: a temporary "
+    "SQLite file, removed afterwards).",
 )
 @click.option("--structure", default="turbo", show_default=True, help="config/tournaments name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="freezeout", show_default=True)
@@ -57,23 +62,18 @@ def simulate_command(
     the policy chosen. Afterwards the database passes `pokerroom ledger check`.
     """
     from pokerroom.server.logs import configure_logging
-    from tournaments.simulation import simulate
+    from tournaments.simulation import CURRENCY, simulate
 
     configure_logging("console", stream=sys.stderr, level="warning")
     if structure not in load_structures():
         raise click.BadParameter(f"no structure {structure!r}", param_hint="--structure")
-    if db_url is None:
-        folder = Path(tempfile.mkdtemp(prefix="pokerroom-tournament-"))
-        db_url = f"sqlite:///{folder / 'simulate.sqlite'}"
-        engine = make_engine(db_url)
-        migrate.upgrade(engine)
-    else:
-        try:
-            engine = migrate.open_ledger_engine(db_url)
-        except LedgerError as exc:
-            raise click.ClickException(str(exc)) from None
-    click.echo(f"database: {db_url}", err=True)
-    try:
+    with ExitStack() as stack:
+        url, note = db_url, ""
+        if url is None:  # a temporary SQLite file, removed with its folder at the end
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix=TEMPORARY_PREFIX))
+            url, note = f"sqlite:///{Path(folder) / 'simulate.sqlite'}", " (temporary)"
+        engine = stack.enter_context(opened(url, create=db_url is None))
+        click.echo(f"database: {url}{note}", err=True)
         report = simulate(
             engine,
             entries,
@@ -83,16 +83,21 @@ def simulate_command(
             check_every=check_every,
             policy=policy,
         )
-    finally:
-        engine.dispose()
     problems = list(report.chip_errors) + [f"{k}: {e}" for k, e in report.failures]
     if not report.ledger_ok:
         problems.append("ledger check failed")
     for problem in problems[:20]:
         click.echo(f"PROBLEM {problem}", err=True)
+    click.echo(_summary(report.line(), CURRENCY), err=True)
     click.echo(json.dumps(report.line(), separators=(", ", ": ")))
     if problems:
         sys.exit(1)
 
 
-COMMANDS = [tournament]
+def _summary(line: dict[str, Any], currency: str) -> str:
+    """The JSON summary for people (stderr): money as money."""
+    return (
+        f"{line['entries']} entries, {line['hands']} hands, at most {line['tables_max']} tables; "
+        f"prize pool {money(line['prize_pool'], currency)}, paid "
+        f"{money(line['paid_total'], currency)}"
+    )

@@ -62,10 +62,10 @@ def test_check_prints_totals_and_exits_zero_on_a_sound_ledger(
     assert "2 entries, 4 postings, 3 accounts" in result.output
     assert "OK:" in result.output
     lines = [line.split() for line in result.output.splitlines()]
-    assert ["USD", "0"] in lines
-    assert ["USD", "external", "-5000"] in lines
-    assert ["USD", "wallet", "3000"] in lines
-    assert ["USD", "seat_escrow", "2000"] in lines
+    assert ["USD", "0.00", "USD"] in lines
+    assert ["USD", "external", "-50.00", "USD"] in lines
+    assert ["USD", "wallet", "30.00", "USD"] in lines
+    assert ["USD", "seat_escrow", "20.00", "USD"] in lines
 
 
 def test_check_exits_one_when_a_cached_balance_was_tampered_with(
@@ -77,8 +77,10 @@ def test_check_exits_one_when_a_cached_balance_was_tampered_with(
         conn.exec_driver_sql("UPDATE accounts SET balance = balance + 1 WHERE kind = 'wallet'")
     result = _run("ledger", "check", "--db", db_url)
     assert result.exit_code == 1
-    assert "PROBLEM account wallet:alice:USD balance 3001 != postings 3000" in result.output
-    assert "PROBLEM currency USD totals 1, not 0" in result.output
+    assert (
+        "PROBLEM account wallet:alice:USD balance 30.01 USD != postings 30.00 USD" in result.output
+    )
+    assert "PROBLEM currency USD totals 0.01 USD, not 0" in result.output
 
 
 def test_balance_and_statement_by_identifier_and_by_id(engine: sa.Engine, db_url: str) -> None:
@@ -87,17 +89,17 @@ def test_balance_and_statement_by_identifier_and_by_id(engine: sa.Engine, db_url
     by_name = _run("ledger", "balance", "wallet:alice:USD", "--db", db_url)
     assert by_name.exit_code == 0, by_name.output
     assert by_name.output.startswith("wallet:alice:USD (id ") and by_name.output.endswith(
-        ": 3000\n"
+        ": 30.00 USD\n"
     )
     account_id = by_name.output.split("(id ")[1].split(")")[0]
     assert _run("ledger", "balance", account_id, "--db", db_url).output == by_name.output
     statement = _run("ledger", "statement", "wallet:alice:USD", "--db", db_url)
     assert statement.exit_code == 0, statement.output
     rows = statement.output.splitlines()
-    assert "deposit" in rows[2] and rows[2].split()[-2:] == ["5000", "dep:alice"]
-    assert "buy_in" in rows[3] and rows[3].split()[-3:] == ["-2000", "3000", "buyin:t1:alice"]
+    assert "deposit" in rows[3] and rows[3].split()[-3:] == ["50.00", "50.00", "dep:alice"]
+    assert "buy_in" in rows[4] and rows[4].split()[-3:] == ["-20.00", "30.00", "buyin:t1:alice"]
     escrow = _run("ledger", "statement", "seat_escrow:t1/s1/alice:USD", "--db", db_url)
-    assert escrow.exit_code == 0 and "balance 2000" in escrow.output
+    assert escrow.exit_code == 0 and "balance 20.00 USD" in escrow.output
 
 
 @pytest.mark.parametrize("account", ["wallet:nobody:USD", "424242", "purse:alice:USD", "alice"])
@@ -132,7 +134,7 @@ def test_env_var_overrides_the_default_database(
     _seed(engine)
     monkeypatch.setenv("POKERROOM_DB", db_url)
     result = _run("ledger", "balance", "wallet:alice:USD")
-    assert result.exit_code == 0 and result.output.endswith(": 3000\n")
+    assert result.exit_code == 0 and result.output.endswith(": 30.00 USD\n")
 
 
 def test_default_database_is_never_created_by_a_report_sqlite(
