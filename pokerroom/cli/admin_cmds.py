@@ -571,20 +571,24 @@ def audit(
         "limit": limit,
     }
     result = _staff(ctx).call("audit", **fields)
-    rows = [
-        (
-            r["id"],
-            when(r["at_ms"]),
-            r["staff"],
-            r["action"],
-            r["target"],
-            audit_change(r["before"], r["after"]),
-            r["reason"],
+    _show(result, as_json, lambda r: _print_audit(r["rows"]))
+
+
+def _print_audit(rows: list[dict[str, Any]]) -> None:
+    """The audit log for people, newest first: a line per row and, indented under it, what
+    changed (long values would make a table unreadable in a pipe or at 80 columns)."""
+    if not rows:
+        click.echo("audit: none")
+        return
+    for r in rows:
+        reason = f": {r['reason']}" if r["reason"] else ""
+        click.echo(
+            f"{r['id']}  {when(r['at_ms'])}  {r['staff']} ({r['role']})  {r['action']} "
+            f"{r['target']}{reason}"
         )
-        for r in result["rows"]
-    ]
-    columns = ["id", "when (UTC)", "staff", "action", "target", "change", "reason"]
-    _show(result, as_json, lambda _: show_table("audit", columns, rows))
+        change = audit_change(r["before"], r["after"])
+        if change:
+            click.echo(f"    {change}")
 
 
 #: Keys of an audit row's before/after that hold money (in the row's `currency`).
