@@ -1,8 +1,10 @@
 """HandStore: the table's persistence as Deferreds, run in the ledger's thread pools (ARCH 7).
 
 Hands, seats and money go down the ledger's money lane and are retried through an outage
-(each write is idempotent: store.py, memory.py); hand histories are reads, in the bounded
-read lane, so that no history request ever delays a hand (docs/ARCHITECTURE.md rule 16).
+(each write is idempotent: store.py, memory.py); a hand's settlement goes through the
+ledger's group commit (`LedgerService.settle`), many tables' hands in one transaction; hand
+histories are reads, in the bounded read lane, so that no history request ever delays a hand
+(docs/ARCHITECTURE.md rule 16).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from twisted.internet.defer import Deferred
 from pokerroom.cash import histories, memory, store
 from pokerroom.cash.memory import Admission, CashOut
 from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow
+from pokerroom.ledger.kinds import TransferKind
 from pokerroom.ledger.service import LedgerService
 
 
@@ -70,18 +73,35 @@ class HandStore:
         now_ms: int,
         history: HistoryIn | None = None,
     ) -> Deferred[None]:
-        """The hand's one ledger transfer, then `settled` with its history (C-11, C-12)."""
-        return self.ledger.write(
-            store.settle_hand,
-            hand_id,
-            table_id,
-            currency,
-            dict(deltas),
-            rake,
-            dict(rake_by_player),
-            now_ms,
-            history,
+        """The hand's one ledger transfer and its `settled` status with its history, in one
+        transaction shared with other tables' settlements (the ledger's group commit); fires
+        after the commit (C-11, C-12). A hand that moved no chips has no transfer: it is
+        written alone."""
+        parts = store.settlement(
+            hand_id, table_id, currency, deltas, rake, rake_by_player, now_ms, history
         )
+        if not parts.lines:
+            return self.ledger.write(
+                store.settle_hand,
+                hand_id,
+                table_id,
+                currency,
+                dict(deltas),
+                rake,
+                dict(rake_by_player),
+                now_ms,
+                history,
+            )
+        d = self.ledger.settle(
+            key=parts.key,
+            kind=TransferKind.HAND_SETTLEMENT,
+            currency=currency,
+            postings=parts.lines,
+            reference=parts.reference,
+            memo=parts.memo,
+            also=parts.mark,  # skipped when the key was already settled (a replay)
+        )
+        return d.addCallback(lambda _: None)
 
     def histories(
         self, player_id: str, table_id: str | None = None, limit: int = 20

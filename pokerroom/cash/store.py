@@ -11,7 +11,7 @@ their rows and ledger keys in place and change nothing more (rule 16).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -431,6 +431,45 @@ def _mark_settled(
 _STATUS_OF_HAND = sa.select(cash_hands.c.status).where(cash_hands.c.id == sa.bindparam("hand_key"))
 
 
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """A hand's result as the ledger takes it: one keyed transfer, and the rest of the unit
+    (`mark`: status `settled`, rake shares, history) written in the same transaction."""
+
+    key: str
+    currency: str
+    lines: tuple[tuple[AccountRef, int], ...]  # empty: no chips changed hands, no rake
+    reference: str
+    memo: str
+    mark: Callable[[Connection], None]
+
+
+def settlement(
+    hand_id: str,
+    table_id: str,
+    currency: str,
+    deltas: Mapping[str, int],
+    rake: int,
+    rake_by_player: Mapping[str, int],
+    now_ms: int,
+    history: HistoryIn | None = None,
+) -> Settlement:
+    """The parts of a hand's settlement (see `settle_hand`)."""
+    result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
+    memo = json.dumps(dict(rake_by_player), separators=(",", ":"), sort_keys=True)
+    if len(memo) > transfers.MAX_MEMO:
+        memo = ""  # the shares are on the hands row, written in the same transaction
+    lines: list[tuple[AccountRef, int]] = [
+        (escrow(table_id, p, currency), d) for p, d in deltas.items() if d
+    ]
+    if rake:
+        lines.append((house(AccountKind.HOUSE_RAKE, currency), rake))
+    mark = partial(_mark_settled, hand_id=hand_id, result=result, now_ms=now_ms, history=history)
+    return Settlement(
+        settlement_key(hand_id), currency, tuple(lines), f"hand:{hand_id}", memo, mark
+    )
+
+
 def settle_hand(
     engine: Engine,
     hand_id: str,
@@ -451,30 +490,23 @@ def settle_hand(
     through an outage): a run after a commit whose answer was lost finds the hand settled and
     writes nothing. The rake shares also travel in the transfer's memo (when short enough),
     which `recover_table` still reads for hands settled before this single commit existed.
+    The table's path is `HandStore.settle_hand`: the same unit, group-committed by the ledger.
     """
-    result = {"deltas": dict(deltas), "rake": rake, "rake_by_player": dict(rake_by_player)}
-    memo = json.dumps(dict(rake_by_player), separators=(",", ":"), sort_keys=True)
-    if len(memo) > transfers.MAX_MEMO:
-        memo = ""  # the shares are on the hands row, written in the same transaction
-    lines: list[tuple[AccountRef, int]] = [
-        (escrow(table_id, p, currency), d) for p, d in deltas.items() if d
-    ]
-    if rake:
-        lines.append((house(AccountKind.HOUSE_RAKE, currency), rake))
+    parts = settlement(hand_id, table_id, currency, deltas, rake, rake_by_player, now_ms, history)
 
     def work(conn: Connection) -> None:
         if conn.execute(_STATUS_OF_HAND, {"hand_key": hand_id}).scalar() == SETTLED:
             return  # an earlier run committed all of it
-        if lines:
+        if parts.lines:
             transfers.transfer_on(
                 conn,
-                key=settlement_key(hand_id),
+                key=parts.key,
                 kind=TransferKind.HAND_SETTLEMENT,
                 currency=currency,
-                postings=lines,
-                reference=f"hand:{hand_id}",
-                memo=memo,
+                postings=parts.lines,
+                reference=parts.reference,
+                memo=parts.memo,
             )
-        _mark_settled(conn, hand_id, result, now_ms, history)
+        parts.mark(conn)
 
     in_transaction(engine, work)

@@ -3,8 +3,8 @@
 Work goes down one of three lanes, each a thread pool of its own, so that money never waits
 behind reads, logs or chat (docs/ARCHITECTURE.md rule 16):
 
-- **money** (`run`, `write`, `transfer`, `move`, `reverse`, `open_account`): hand starts and
-  settlements, buy-ins, top-ups, cash-outs, tournament money. Never refused for load.
+- **money** (`run`, `write`, `transfer`, `move`, `reverse`, `open_account`, `settle`): hand
+  starts and settlements, buy-ins, top-ups, cash-outs, tournament money. Never refused for load.
 - **read** (`read`, `balance`, `statement`, `check`): wallets, statements, hand histories. At
   most `read_queue_max` reads wait or run at once; one more fails at once with `Busy`
   (`server_busy`). On SQLite (WAL) these threads read while the one writer writes.
@@ -18,6 +18,14 @@ money write here is, by its ledger key), and `read` — is tried again after a b
 `write_log` work, the Deferred fails with `ServiceUnavailable` (`service_unavailable`). An
 outage is logged twice, whatever the number of requests: its first failure, and the first
 success after it with its length.
+
+Group commit (`settle`): hand settlements queue up and one writer at a time takes every one
+waiting, up to `batch_max_hands`, into one transaction (`batch.write_batch`); the first
+settlement of an idle writer waits at most `batch_max_ms` for others to join it, and while a
+batch is being written the next one fills. Each settlement's Deferred fires only after the
+transaction holding it has committed (persist, then tell). A batch is retried through an
+outage like `write` work (it is keyed); deposits, buy-ins and corrections keep their own
+transaction (`transfer`, `move`, `reverse`).
 
 Every method returns a Deferred that fires, on the reactor thread, with a plain value or a
 frozen dataclass (ARCH 7). Nothing here imports the global reactor.
@@ -39,10 +47,10 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from pokerroom.ledger import accounts, migrate, reports, transfers
+from pokerroom.ledger import accounts, batch, migrate, reports, transfers
 from pokerroom.ledger.accounts import Account, AccountLike
 from pokerroom.ledger.db import make_engine
-from pokerroom.ledger.errors import Busy, ServiceUnavailable
+from pokerroom.ledger.errors import Busy, LedgerError, ServiceUnavailable
 from pokerroom.ledger.faults import Backoff, first_line, is_transient
 from pokerroom.ledger.kinds import AccountKind, TransferKind
 from pokerroom.ledger.reports import CheckReport, Statement
@@ -68,6 +76,8 @@ class LedgerSettings:
     retry_seconds: float = 5.0  # a retried read or write gives up after this long
     backoff_first_seconds: float = 0.05  # the first wait between tries, doubling ...
     backoff_most_seconds: float = 1.0  # ... up to this
+    batch_max_hands: int = 100  # settlements committed together in one transaction, at most
+    batch_max_ms: float = 5.0  # how long the first settlement waits for others to join it
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot work."""
@@ -75,6 +85,8 @@ class LedgerSettings:
             raise ValueError("database threads and queue bounds are at least 1")
         if self.retry_seconds < 0 or self.backoff_first_seconds <= 0:
             raise ValueError("database retry_seconds >= 0 and backoff_first_seconds > 0")
+        if self.batch_max_hands < 1 or self.batch_max_ms < 0:
+            raise ValueError("database batch_max_hands >= 1 and batch_max_ms >= 0")
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> LedgerSettings:
@@ -212,6 +224,13 @@ class LedgerService(Service):
         self._down_since: float | None = None
         self._down_lanes: set[str] = set()  # lanes that failed in this outage
         self._failures = 0
+        #: Settlements waiting for the batch writer, each with the Deferred to answer.
+        self._queue: list[tuple[batch.Pending, Deferred[Transfer]]] = []
+        self._queued_at = 0.0  # when the oldest waiting settlement was queued
+        self._batch_timer: IDelayedCall | None = None
+        self._writing = False  # a batch is in the writer's hands
+        self.batches = 0  # batches handed to the writer
+        self.batched = 0  # settlements in them
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -232,6 +251,8 @@ class LedgerService(Service):
     def stopService(self) -> None:
         """Give up retries, finish queued work, stop the threads, close the connections."""
         Service.stopService(self)
+        while self._queue:  # settlements already accepted are written before the threads stop
+            self._write_batch()
         for job in list(self._waiting):
             job.cancel()
         self._waiting.clear()
@@ -373,6 +394,91 @@ class LedgerService(Service):
     def open_account(self, kind: AccountKind | str, owner: str, currency: str) -> Deferred[Account]:
         """Get or create an account."""
         return self.write(accounts.open_account, kind, owner, currency)
+
+    def settle(
+        self,
+        *,
+        key: str,
+        kind: TransferKind | str,
+        currency: str,
+        postings: PostingsIn,
+        reference: str = "",
+        memo: str = "",
+        also: batch.Also | None = None,
+    ) -> Deferred[Transfer]:
+        """Post a balanced transfer by group commit (module doc); answered as `transfer` is.
+
+        `also(conn)`, if given, runs in the same transaction when the transfer is new (not a
+        replay): the rest of the unit of work, kept or lost with it. It must not commit.
+        """
+        try:
+            request = transfers.check_request(
+                key=key,
+                kind=kind,
+                currency=currency,
+                postings_in=postings,
+                reference=reference,
+                memo=memo,
+            )
+        except LedgerError as exc:
+            return fail(exc)
+        answer: Deferred[Transfer] = Deferred()
+        if not self._queue:
+            self._queued_at = self._now()
+        self._queue.append((batch.Pending(request, also), answer))
+        self._next_batch()
+        return answer
+
+    @property
+    def waiting_settlements(self) -> int:
+        """Settlements queued for the batch writer and not yet handed to it."""
+        return len(self._queue)
+
+    def _next_batch(self) -> None:
+        """Hand the waiting settlements to the writer now, or when the oldest has waited long
+        enough; never two batches at once."""
+        if self._writing or not self._queue:
+            return
+        s = self.settings
+        left = s.batch_max_ms / 1000.0 - (self._now() - self._queued_at)
+        if len(self._queue) >= s.batch_max_hands or left <= 0 or self.clock is None:
+            self._write_batch()
+        elif self._batch_timer is None:
+            self._batch_timer = self.clock.callLater(left, self._batch_due)
+
+    def _batch_due(self) -> None:
+        self._batch_timer = None
+        self._next_batch()
+
+    def _write_batch(self) -> None:
+        if self._batch_timer is not None:
+            if self._batch_timer.active():
+                self._batch_timer.cancel()
+            self._batch_timer = None
+        n = self.settings.batch_max_hands
+        taken, self._queue = self._queue[:n], self._queue[n:]  # the rest waited longer: due
+        self._writing = True
+        self.batches += 1
+        self.batched += len(taken)
+        items = [item for item, _ in taken]
+        d = self._submit(MONEY, True, batch.write_batch, (items,), {})
+        d.addBoth(self._batch_written, taken)
+
+    def _batch_written(
+        self, result: object, taken: list[tuple[batch.Pending, Deferred[Transfer]]]
+    ) -> None:
+        """Answer each settlement of the batch (after its commit), then start the next."""
+        self._writing = False
+        self._next_batch()
+        for item, answer in taken:
+            outcome = item.outcome
+            if outcome is None:  # never written: the batch gave up (an outage, a stop)
+                failure = result if isinstance(result, Failure) else None
+                answer.errback(failure or ServiceUnavailable("the settlement was not written"))
+            elif isinstance(outcome, Exception):
+                answer.errback(Failure(outcome))
+            else:
+                answer.callback(outcome)
 
     # ------------------------------------------------------------------ reads
 

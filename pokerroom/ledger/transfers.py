@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 
@@ -109,6 +109,57 @@ def _content_hash(fields: tuple[HashField, ...]) -> str:
     return hashlib.sha256(ascii(fields).encode()).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A transfer checked for everything that needs no database; accounts not yet resolved."""
+
+    key: str
+    kind: str
+    currency: str
+    reference: str
+    memo: str
+    reverses_id: int | None
+    lines: tuple[tuple[AccountRef | int, int], ...]
+
+
+def check_request(
+    *,
+    key: str,
+    kind: TransferKind | str,
+    currency: str,
+    postings_in: PostingsIn,
+    reference: str = "",
+    memo: str = "",
+    reverses_id: int | None = None,
+) -> Request:
+    """Validate everything that needs no database (raises the LedgerError of the first fault)."""
+    _check_text(key, MAX_KEY, "key", required=True)
+    kind = transfer_kind(kind).value
+    check_currency(currency)
+    _check_text(reference, MAX_REFERENCE, "reference")
+    _check_text(memo, MAX_MEMO, "memo")
+    lines = _lines(postings_in)
+    for account, _ in lines:
+        if isinstance(account, AccountRef) and account.currency != currency:
+            raise CurrencyMismatch(f"account {account} is not in {currency}")
+    return Request(key, kind, currency, reference, memo, reverses_id, tuple(lines))
+
+
+def refs_of(request: Request) -> list[AccountRef]:
+    """The accounts a request names by reference (to resolve to ids)."""
+    return [a for a, _ in request.lines if isinstance(a, AccountRef)]
+
+
+def seal_request(request: Request, ids: Mapping[AccountRef, int]) -> _Draft:
+    """The draft of a checked request once its refs are resolved to ids."""
+    r = request
+    id_lines = tuple((ids[a] if isinstance(a, AccountRef) else a, amt) for a, amt in r.lines)
+    if len({a for a, _ in id_lines}) != len(id_lines):
+        raise InvalidPostings("a transfer names the same account twice")
+    by_id = {ids[ref]: ref for ref in refs_of(r)}
+    return _seal(r.key, r.kind, r.currency, r.reference, r.memo, r.reverses_id, id_lines, by_id)
+
+
 def _draft(
     engine: Engine | Connection,
     *,
@@ -121,27 +172,23 @@ def _draft(
     reverses_id: int | None = None,
 ) -> _Draft:
     """Validate everything that needs no database, then resolve refs to ids."""
-    _check_text(key, MAX_KEY, "key", required=True)
-    kind = transfer_kind(kind).value
-    check_currency(currency)
-    _check_text(reference, MAX_REFERENCE, "reference")
-    _check_text(memo, MAX_MEMO, "memo")
-    lines = _lines(postings_in)
-    refs = [a for a, _ in lines if isinstance(a, AccountRef)]
-    for ref in refs:
-        if ref.currency != currency:
-            raise CurrencyMismatch(f"account {ref} is not in {currency}")
+    request = check_request(
+        key=key,
+        kind=kind,
+        currency=currency,
+        postings_in=postings_in,
+        reference=reference,
+        memo=memo,
+        reverses_id=reverses_id,
+    )
+    refs = refs_of(request)
     ids: dict[AccountRef, int] = {}
     if refs:
         if isinstance(engine, Connection):  # the caller's transaction (transfer_on)
             ids = acc.resolve_refs_on(engine, refs)
         else:
             ids = acc.resolve_refs(engine, refs)
-    id_lines = tuple((ids[a] if isinstance(a, AccountRef) else a, amt) for a, amt in lines)
-    if len({a for a, _ in id_lines}) != len(id_lines):
-        raise InvalidPostings("a transfer names the same account twice")
-    by_id = {ids[r]: r for r in refs}
-    return _seal(key, kind, currency, reference, memo, reverses_id, id_lines, by_id)
+    return seal_request(request, ids)
 
 
 def _seal(
@@ -381,6 +428,49 @@ def get_transfer(
         return StoredTransfer(t, row.content_hash)
 
     return read(bind, work)
+
+
+def stored_by_keys(conn: Connection, keys: Collection[str]) -> dict[str, StoredTransfer]:
+    """The stored transfers with these keys, by key, read in two statements (replays of a batch)."""
+    if not keys:
+        return {}
+    rows = conn.execute(sa.select(journal).where(journal.c.idempotency_key.in_(list(keys)))).all()
+    if not rows:
+        return {}
+    lines = conn.execute(
+        sa.select(
+            postings.c.journal_id,
+            postings.c.account_id,
+            postings.c.amount,
+            postings.c.balance_after,
+            accounts.c.kind,
+            accounts.c.owner,
+            accounts.c.currency,
+        )
+        .join(accounts, accounts.c.id == postings.c.account_id)
+        .where(postings.c.journal_id.in_([row.id for row in rows]))
+        .order_by(postings.c.id)
+    ).all()
+    by_entry: dict[int, list[Posting]] = {}
+    for r in lines:
+        name = f"{r.kind}:{r.owner}:{r.currency}"
+        by_entry.setdefault(r.journal_id, []).append(
+            Posting(r.account_id, name, r.amount, r.balance_after)
+        )
+    found = {}
+    for row in rows:
+        t = Transfer(
+            row.id,
+            row.idempotency_key,
+            row.kind,
+            row.currency,
+            row.reference,
+            row.memo,
+            row.reverses_id,
+            tuple(by_entry.get(row.id, ())),
+        )
+        found[row.idempotency_key] = StoredTransfer(t, row.content_hash)
+    return found
 
 
 def _reversal_of(engine: Engine, transfer_id: int) -> bool:

@@ -1,0 +1,269 @@
+"""Hand settlements per second: group commit (`LedgerService.settle`) beside one transaction each.
+
+    .venv/bin/python bench/settlements.py --db sqlite --seconds 5 --json
+    .venv/bin/python bench/settlements.py --db postgresql --seconds 5 --tables 64 --json
+    POKERROOM_BENCH_PG_URL=postgresql+psycopg://postgres@127.0.0.1:5432/test  (the default)
+
+In one run, on a fresh SQLite file (WAL, synchronous=FULL) or a fresh PostgreSQL schema:
+  settle    `--tables` tables at once, each settling one six-handed hand after another through
+            the public API (`LedgerService.settle`, the group commit) for `--seconds`: 8
+            postings (six seats, rake, jackpot), each hand its own idempotency key, and 10 % of
+            the sends a replay of one of the table's earlier keys (same content). A table waits
+            for its answer (told after the commit) before the next hand, as a real table does.
+  baseline  a bare loop, one transaction per settlement (INSERT journal, INSERT 8 postings,
+            UPDATE 8 balances; prebuilt statements, no checks), for `--seconds` / 2.
+Prints one line per phase and, last, one JSON object (`--json`). Commit latency is from the
+`settle` call to its Deferred firing. Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import random
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.engine import Engine, make_url
+from twisted.internet import defer, task
+
+from pokerroom.ledger import LedgerService, LedgerSettings, migrate
+from pokerroom.ledger.db import make_engine
+from pokerroom.ledger.kinds import AccountKind, AccountRef, external, house
+from pokerroom.ledger.reports import check_ledger
+from pokerroom.ledger.schema import accounts, journal, postings
+from pokerroom.ledger.transfers import transfer
+
+PG_URL = os.environ.get(
+    "POKERROOM_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+USD = "USD"
+SEATS = 6
+REPLAYED = 0.10
+RAKE = house(AccountKind.HOUSE_RAKE, USD)
+JACKPOT = house(AccountKind.HOUSE_FEES, USD)
+
+
+def seat(table: int, s: int) -> AccountRef:
+    """A seat's escrow."""
+    return AccountRef(AccountKind.SEAT_ESCROW, f"bench/{table}/{s}", USD)
+
+
+def hand(table: int, n: int) -> list[tuple[AccountRef, int]]:
+    """Hand n of a table: five seats pay in, one wins, rake and jackpot: 8 postings."""
+    winner = n % SEATS
+    paid = {s: 10 + (n * 7 + s * 13) % 90 for s in range(SEATS) if s != winner}
+    pot = sum(paid.values())
+    rake, jackpot = pot // 20, pot // 50
+    lines = [(seat(table, s), -a) for s, a in paid.items()]
+    return [*lines, (seat(table, winner), pot - rake - jackpot), (RAKE, rake), (JACKPOT, jackpot)]
+
+
+def fund(engine: Engine, tables: int) -> None:
+    """A deep stack on every seat, and the house accounts opened."""
+    for ref in [seat(t, s) for t in range(tables) for s in range(SEATS)] + [RAKE, JACKPOT]:
+        transfer(
+            engine,
+            key=f"fund:{ref}",
+            kind="deposit",
+            currency=USD,
+            postings=[(external(USD), -(10**12)), (ref, 10**12)],
+        )
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) of values, nearest rank."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+async def settle_phase(
+    reactor: Any, service: LedgerService, tables: int, seconds: float
+) -> dict[str, Any]:
+    """Every table settles hand after hand until `seconds` pass; rates and latencies."""
+    latencies: list[float] = []
+    counts = {"sent": 0, "replayed": 0, "failed": 0}
+    deadline = time.perf_counter() + seconds
+
+    async def table(t: int) -> None:
+        rng = random.Random(t)
+        sent: list[tuple[str, list[tuple[AccountRef, int]]]] = []
+        n = 0
+        while time.perf_counter() < deadline:
+            if sent and rng.random() < REPLAYED:
+                key, lines = rng.choice(sent)  # the same hand sent again: answered `replayed`
+            else:
+                key, lines = f"hand:{t}:{n}", hand(t, n)
+                n += 1
+                sent = [*sent[-49:], (key, lines)]
+            start = time.perf_counter()
+            try:
+                result = await service.settle(
+                    key=key, kind="hand_settlement", currency=USD, postings=lines, reference=key
+                )
+            except Exception:
+                counts["failed"] += 1
+                continue
+            latencies.append(time.perf_counter() - start)
+            counts["sent"] += 1
+            counts["replayed"] += result.replayed
+
+    start = time.perf_counter()
+    batches0 = service.batches
+    await defer.gatherResults([defer.ensureDeferred(table(t)) for t in range(tables)])
+    elapsed = time.perf_counter() - start
+    batches = service.batches - batches0
+    return {
+        "settlements_per_s": round(counts["sent"] / elapsed, 1),
+        "applied_per_s": round((counts["sent"] - counts["replayed"]) / elapsed, 1),
+        "replayed_fraction": round(counts["replayed"] / max(1, counts["sent"]), 3),
+        "failed": counts["failed"],
+        "p50_commit_ms": round(percentile(latencies, 0.50) * 1000, 2),
+        "p99_commit_ms": round(percentile(latencies, 0.99) * 1000, 2),
+        "batches": batches,
+        "mean_batch": round(counts["sent"] / max(1, batches), 1),
+    }
+
+
+INSERT_ENTRY = sa.insert(journal).returning(journal.c.id)
+INSERT_POSTINGS = sa.insert(postings)
+ADD_TO_BALANCE = (
+    sa.update(accounts)
+    .where(accounts.c.id == sa.bindparam("b_id"))
+    .values(balance=accounts.c.balance + sa.bindparam("b_delta"))
+)
+
+
+def baseline_phase(engine: Engine, tables: int, seconds: float) -> float:
+    """Settlements/s of a bare loop with one transaction per settlement (no checks)."""
+    with engine.connect() as conn:
+        ids = {(r.kind, r.owner): r.id for r in conn.execute(sa.select(accounts))}
+    done = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        lines = [(ids[(ref.kind.value, ref.owner)], a) for ref, a in hand(done % tables, done)]
+        with engine.begin() as conn:
+            entry = {
+                "idempotency_key": f"bare:{done}",
+                "kind": "hand_settlement",
+                "currency": USD,
+                "reference": "bench",
+                "memo": "",
+                "content_hash": "0" * 64,
+            }
+            jid = conn.execute(INSERT_ENTRY, entry).scalar_one()
+            conn.execute(
+                INSERT_POSTINGS,
+                [
+                    {"journal_id": jid, "account_id": a, "amount": amt, "balance_after": 0}
+                    for a, amt in lines
+                ],
+            )
+            conn.execute(ADD_TO_BALANCE, [{"b_id": a, "b_delta": amt} for a, amt in lines])
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def database(which: str) -> tuple[str, Callable[[], None], Path | None]:
+    """A fresh database's URL, its clean-up, and the SQLite folder if any."""
+    if which == "sqlite":
+        folder = Path(tempfile.mkdtemp(prefix="settle-bench-", dir=Path.cwd()))
+
+        def remove() -> None:
+            for child in folder.iterdir():
+                child.unlink()
+            folder.rmdir()
+
+        return f"sqlite:///{folder / 'bench.sqlite'}", remove, folder
+    schema = f"settle_bench_{uuid.uuid4().hex[:8]}"
+    admin = make_engine(PG_URL)
+    with admin.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = make_url(PG_URL).update_query_dict({"options": f"-csearch_path={schema}"})
+
+    def drop() -> None:
+        with admin.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+    return url.render_as_string(hide_password=False), drop, None
+
+
+def durability(engine: Engine) -> str:
+    """What the database does at commit: SQLite's journal and sync modes, PostgreSQL's."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+            sync = conn.exec_driver_sql("PRAGMA synchronous").scalar()
+            return f"journal_mode={mode} synchronous={'FULL' if sync == 2 else sync}"
+        fsync = conn.exec_driver_sql("SHOW fsync").scalar()
+        sync = conn.exec_driver_sql("SHOW synchronous_commit").scalar()
+        return f"fsync={fsync} synchronous_commit={sync}"
+
+
+async def main(reactor: Any, args: argparse.Namespace) -> None:
+    """Run both phases on one fresh database and print the figures."""
+    url, cleanup, _ = database(args.db)
+    engine = make_engine(url)
+    try:
+        migrate.upgrade(engine)
+        fund(engine, args.tables)
+        settings = LedgerSettings(batch_max_hands=args.max_hands, batch_max_ms=args.max_ms)
+        service = LedgerService(reactor, engine, settings=settings)
+        service.startService()
+        settled = await settle_phase(reactor, service, args.tables, args.seconds)
+        report = check_ledger(engine)
+        baseline = baseline_phase(engine, args.tables, args.seconds / 2)
+        how = durability(engine)
+        service.stopService()  # disposes the engine
+        print(
+            f"settle   {args.db}: {settled['settlements_per_s']:.0f}/s from {args.tables} tables,"
+            f" p50 {settled['p50_commit_ms']} ms, p99 {settled['p99_commit_ms']} ms,"
+            f" {settled['mean_batch']} per batch (max {args.max_hands}, {args.max_ms} ms)"
+        )
+        print(f"baseline {args.db}: {baseline:.0f}/s, one transaction per settlement ({how})")
+        result = {
+            "db": args.db,
+            **settled,
+            "baseline_per_s": round(baseline, 1),
+            "postings_per_settlement": len(hand(0, 0)),
+            "tables": args.tables,
+            "batch_max_hands": args.max_hands,
+            "batch_max_ms": args.max_ms,
+            "seconds": args.seconds,
+            "ledger_ok": report.ok,
+            "durability": how,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+        if args.json:
+            print(json.dumps(result))
+    finally:
+        engine.dispose()
+        cleanup()
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of the settle phase")
+    parser.add_argument("--tables", type=int, default=64, help="tables settling at once")
+    parser.add_argument("--max-hands", type=int, default=100, help="[database] batch_max_hands")
+    parser.add_argument("--max-ms", type=float, default=5.0, help="[database] batch_max_ms")
+    parser.add_argument("--json", action="store_true", help="end with one JSON line")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    options = parse(sys.argv[1:])
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    task.react(lambda reactor: defer.ensureDeferred(main(reactor, options)))
