@@ -58,7 +58,12 @@ def test_sigkill_mid_stream_then_check_passes_and_resend_completes_once(
             )
     finally:
         os.kill(child.pid, signal.SIGKILL)
-        rest = child.communicate(timeout=60)[0]
+        child.wait(timeout=60)
+    # What is left, through the same buffered file the loop read from: lines the loop read ahead
+    # wait in its buffer, and communicate() would read the pipe past them (and lose a `begin`).
+    assert child.stdout is not None and child.stderr is not None
+    rest = child.stdout.read()
+    child.stderr.read()
     for line in rest.splitlines():
         word, n = line.split()
         if word == "begin":
