@@ -228,6 +228,11 @@ def run_server(
     return status["code"]
 
 
+#: Seconds `bots` and `demo` wait past their time limit for the bots to stand up and log off
+#: before they give up (exit 1: something hangs).
+LEAVE_GRACE = 20.0
+
+
 @click.command("bots")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Server address.")
 @click.option("--port", type=int, default=9999, show_default=True, help="Server port.")
@@ -237,11 +242,31 @@ def run_server(
     type=click.IntRange(1),
     default=10,
     show_default=True,
-    help="Each bot leaves after its table dealt this many hands.",
+    help="Each bot leaves after it has seen this many hands.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of the bots' choices.")
 @click.option("--prefix", default="bot", show_default=True, help="Bot names: PREFIX_0, ...")
-@click.option("--timeout", type=float, default=600.0, show_default=True, help="Give up after.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=600.0,
+    show_default=True,
+    help="Time limit in seconds: then every bot leaves its table and the run ends.",
+)
+@click.option(
+    "--idle-seconds",
+    type=click.FloatRange(0, min_open=True),
+    default=20.0,
+    show_default=True,
+    help="A bot whose table deals no hand this long (or that is left alone) moves or leaves.",
+)
+@click.option(
+    "--moves",
+    type=click.IntRange(0),
+    default=2,
+    show_default=True,
+    help="Tables a bot may move to before it leaves.",
+)
 @click.option("--verbose", is_flag=True, help="Print each hand as it ends.")
 def bots(
     host: str,
@@ -251,28 +276,43 @@ def bots(
     seed: int,
     prefix: str,
     timeout: float,
+    idle_seconds: float,
+    moves: int,
     verbose: bool,
 ) -> None:
-    """Bot clients over the real protocol; exit 0 only if no protocol error and no leak."""
-    from pokerroom.server.bots import BotReport, run_bots
+    """Bot clients over the real protocol, until their hands are played or the time limit;
+    prints a summary; exit 0 unless a protocol error or a leak happened (or they hung)."""
+    from pokerroom.server.bots import BotReport, BotSettings, run_bots
     from pokerroom.server.reactor import room_reactor
 
     reactor = room_reactor()
     say = click.echo if verbose else None
     report = BotReport()
     d = run_bots(
-        reactor, host, port, count, hands, seed=seed, prefix=prefix, say=say, report=report
+        reactor,
+        host,
+        port,
+        count,
+        hands,
+        seed=seed,
+        prefix=prefix,
+        say=say,
+        report=report,
+        settings=BotSettings(idle_seconds=idle_seconds, moves=moves),
+        time_limit=timeout,
     )
-    raise SystemExit(_finish(reactor, d, timeout, report))
+    raise SystemExit(_finish(reactor, d, timeout + LEAVE_GRACE, report))
 
 
 def _finish(
     reactor: IRoomReactor,
     d: Deferred[BotReport],
-    timeout: float,
+    deadline: float,
     report: BotReport | None = None,
 ) -> int:
-    """Run the reactor until the bots' Deferred fires; print the report; the exit status."""
+    """Run the reactor until the bots' Deferred fires (at most `deadline` seconds); print the
+    summary; the exit status: 0, or 1 after a protocol error, a leak, a failure or the
+    deadline (bots that leave early, busted, alone or at the time limit, are no error)."""
     outcome: dict[str, Any] = {}
 
     def stop(key: str, value: object) -> None:
@@ -281,8 +321,9 @@ def _finish(
             reactor.stop()
 
     d.addCallbacks(lambda r: stop("report", r), lambda f: stop("error", f.value))
-    timer = reactor.callLater(timeout, stop, "error", f"timed out after {timeout} s")
-    reactor.run()
+    timer = reactor.callLater(deadline, stop, "error", f"still running after {deadline:g} s")
+    if not outcome:  # the Deferred may have failed at once
+        reactor.run()
     if timer.active():
         timer.cancel()
     final: BotReport | None = outcome.get("report") or report
@@ -290,11 +331,8 @@ def _finish(
         click.echo(f"bots: failed: {outcome['error']}", err=True)
     if final is None:
         return 1
-    hands = sum(len(ids) for ids in final.hands.values())
-    click.echo(
-        f"bots: {hands} hands at {len(final.hands)} tables; "
-        f"{len(final.errors)} protocol errors, {len(final.leaks)} leaks"
-    )
+    for line in summary(final):
+        click.echo(line)
     for line in final.errors[:20] + final.leaks[:20]:
         click.echo(f"  {line}", err=True)
     for name, state in sorted(final.unfinished.items()):
@@ -302,19 +340,40 @@ def _finish(
     return 0 if final.ok and "error" not in outcome else 1
 
 
+def summary(report: BotReport) -> list[str]:
+    """The bots' summary: hands, tables, errors, leaks, moves; each bot that left early, why."""
+    hands = sum(len(ids) for ids in report.hands.values())
+    early = report.left_early
+    lines = [
+        f"bots: {hands} hands at {len(report.hands)} tables; "
+        f"{len(report.errors)} protocol errors, {len(report.leaks)} leaks; "
+        f"{report.moves} table moves, {len(early)} left early"
+    ]
+    lines += [f"  {name} left early: {why}" for name, why in sorted(early.items())]
+    return lines
+
+
 @click.command("demo")
 @click.option("--bots", "count", type=click.IntRange(2), default=12, show_default=True)
 @click.option("--hands", type=click.IntRange(1), default=8, show_default=True)
 @click.option("--seed", type=int, default=1, show_default=True)
-def demo(count: int, hands: int, seed: int) -> None:
-    """A server on a temporary database with bots at a few tables: watch hands go by."""
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=30.0,
+    show_default=True,
+    help="Time limit in seconds: then the bots leave and the demo ends.",
+)
+def demo(count: int, hands: int, seed: int, timeout: float) -> None:
+    """A server on a temporary database with bots at a few tables: watch hands go by. The
+    temporary folder is removed at the end (also after an error or Ctrl-C)."""
     import dataclasses
+    import shutil
     import tempfile
-    from pathlib import Path
 
     from pokerroom.admin.settings import AdminSettings
     from pokerroom.ledger import make_engine, upgrade
-    from pokerroom.server.bots import run_bots
+    from pokerroom.server.accounts import HashSettings
     from pokerroom.server.logs import configure_logging
     from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
@@ -324,14 +383,42 @@ def demo(count: int, hands: int, seed: int) -> None:
 
     configure_logging("console", level="warning")
     folder = Path(tempfile.mkdtemp(prefix="pokerroom-demo-"))
-    engine = make_engine(f"sqlite:///{folder / 'demo.sqlite'}")
-    upgrade(engine)
-    settings = load_settings()
-    tables = tuple(dataclasses.replace(t, between_hands_seconds=0.5) for t in settings.tables)
-    settings = dataclasses.replace(settings, host="127.0.0.1", allow_deposit=True, tables=tables)
-    settings = dataclasses.replace(settings, admin=AdminSettings())  # no staff endpoint here
-    room = RoomService(reactor, engine, settings, port=0)
-    click.echo(f"demo database: {folder / 'demo.sqlite'}")
+    try:
+        engine = make_engine(f"sqlite:///{folder / 'demo.sqlite'}")
+        try:
+            upgrade(engine)
+            settings = load_settings()
+            tables = tuple(
+                dataclasses.replace(t, between_hands_seconds=0.5) for t in settings.tables
+            )
+            settings = dataclasses.replace(
+                settings,
+                host="127.0.0.1",
+                allow_deposit=True,  # the demo's own money: bots fund their wallets
+                tables=tables,
+                admin=AdminSettings(),  # no staff endpoint here
+                hashing=HashSettings(time_cost=1, memory_kib=8, parallelism=1),  # throwaway
+            )
+            room = RoomService(reactor, engine, settings, port=0)
+            click.echo(f"demo database: {folder / 'demo.sqlite'} (removed at the end)")
+            code = _run_demo(reactor, room, count, hands, seed, timeout)
+        finally:
+            engine.dispose()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    raise SystemExit(code)
+
+
+def _run_demo(
+    reactor: IRoomReactor,
+    room: RoomService,
+    count: int,
+    hands: int,
+    seed: int,
+    timeout: float,
+) -> int:
+    """Start the room, then the bots once it listens; the exit status of `_finish`."""
+    from pokerroom.server.bots import BotSettings, run_bots
 
     finished: Deferred[BotReport] = Deferred()
 
@@ -347,10 +434,20 @@ def demo(count: int, hands: int, seed: int) -> None:
     def with_bots(listening: IListeningPort) -> Deferred[BotReport]:
         port = _address(listening).port
         click.echo(f"server on 127.0.0.1:{port}; {count} bots, {hands} hands each\n")
-        return run_bots(reactor, "127.0.0.1", port, count, hands, seed=seed, say=click.echo)
+        return run_bots(
+            reactor,
+            "127.0.0.1",
+            port,
+            count,
+            hands,
+            seed=seed,
+            say=click.echo,
+            settings=BotSettings(idle_seconds=5.0),
+            time_limit=timeout,
+        )
 
     reactor.callWhenRunning(start)
-    raise SystemExit(_finish(reactor, finished, 600.0))
+    return _finish(reactor, finished, timeout + LEAVE_GRACE)
 
 
 @click.group("player")
