@@ -212,7 +212,9 @@ def test_db_upgrade_that_fails_leaves_no_file_it_created(
     real = migrate.upgrade
 
     def halfway(engine: sa.Engine, revision: str = "head") -> None:
-        script = migrate.ScriptDirectory.from_config(migrate.alembic_config())
+        from alembic.script import ScriptDirectory
+
+        script = ScriptDirectory.from_config(migrate.alembic_config())
         first = script.get_base()
         assert first is not None
         real(engine, first)

@@ -1,21 +1,24 @@
 """Alembic, configured from code: upgrade, downgrade, the at-head check the server uses, and
 `open_database`, the one way a command opens the database (and the one place that decides
-whether it may create it)."""
+whether it may create it).
+
+Alembic is imported only when it is needed: a database already at head is recognised from the
+`revision` lines of the migration files and the `alembic_version` row, so that reading commands
+(`staff list`, `ledger balance`) do not pay for importing it.
+"""
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
 from sqlalchemy.engine import Engine, make_url
 
 from pokerroom.ledger.db import (
@@ -38,12 +41,17 @@ from pokerroom.ledger.db import (
 from pokerroom.ledger.errors import SchemaNotAtHead
 from pokerroom.resources import migrations_dir
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 #: The migrations the package ships (`migrations/` of the checkout).
 MIGRATIONS_DIR = migrations_dir()
 
 
 def alembic_config() -> Config:
     """An Alembic Config without an ini file, pointing at `migrations/`."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     return config
@@ -51,6 +59,8 @@ def alembic_config() -> Config:
 
 def head_revision() -> str:
     """The newest revision in `migrations/versions`."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
@@ -58,17 +68,23 @@ def head_revision() -> str:
 
 def current_revision(engine: Engine) -> str | None:
     """The revision the database is at, or None for an empty database."""
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Upgrade the database to `revision` (default: head)."""
+    from alembic import command
+
     _run(engine, command.upgrade, revision)
 
 
 def downgrade(engine: Engine, revision: str = "base") -> None:
     """Downgrade the database to `revision` (default: empty)."""
+    from alembic import command
+
     _run(engine, command.downgrade, revision)
 
 
@@ -213,6 +229,8 @@ def _connect(url: str | None, *, create: bool) -> tuple[Engine, list[Path]]:
 
 def _migrate(engine: Engine) -> None:
     """Upgrade to head; a failing migration is one DatabaseError(MIGRATION_FAILED)."""
+    from alembic.util import CommandError
+
     try:
         upgrade(engine)
     except (sa.exc.SQLAlchemyError, CommandError) as exc:
@@ -231,6 +249,11 @@ def _remove(created: list[Path]) -> None:
 
 def _require_head(engine: Engine, url: str | None) -> None:
     """DatabaseError(NOT_AT_HEAD), naming the command that fixes it, unless at head (ARCH 9)."""
+    if _stored_revisions(engine) == [_files_head()]:
+        return  # at head, known without importing Alembic
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
     name = where(engine.url)
     try:
         script = ScriptDirectory.from_config(alembic_config())
@@ -252,3 +275,40 @@ def _require_head(engine: Engine, url: str | None) -> None:
         )
     state = "has no schema" if current is None else f"is at revision {current}, not {head}"
     raise DatabaseError(NOT_AT_HEAD, f"database {name} {state}: run {upgrade_hint(url)}")
+
+
+#: `revision = "..."` and `down_revision = ...` lines of a migration file (annotated or not).
+_REVISION_LINE = re.compile(r"^(revision|down_revision)\s*(?::[^=\n]*)?=\s*(.+?)\s*$", re.M)
+
+
+def _files_head() -> str | None:
+    """The one head of the migration files, read from their `revision` and `down_revision`
+    lines; None when that cannot be told so simply (no files, a line that is not a literal,
+    several heads): the caller then asks Alembic."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        found = dict(_REVISION_LINE.findall(path.read_text(encoding="utf-8")))
+        try:
+            revision = ast.literal_eval(found["revision"])
+            parent = ast.literal_eval(found.get("down_revision", "None"))
+        except (KeyError, ValueError, SyntaxError):
+            return None
+        if not isinstance(revision, str):
+            return None
+        revisions.add(revision)
+        if isinstance(parent, str):
+            parents.add(parent)
+        elif isinstance(parent, tuple | list):
+            parents.update(str(p) for p in parent)
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
+def _stored_revisions(engine: Engine) -> list[str]:
+    """The revisions in the database's `alembic_version` table (none: an empty database)."""
+    with engine.connect() as conn:
+        if not sa.inspect(conn).has_table("alembic_version"):
+            return []
+        rows = conn.execute(sa.text("SELECT version_num FROM alembic_version"))
+        return [str(row[0]) for row in rows]
