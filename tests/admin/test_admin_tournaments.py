@@ -517,7 +517,8 @@ def test_the_cli_for_tournaments_and_jobs(room: Room) -> None:
     assert [r.action for r in room.audit_rows()[count:]] == [
         "tournament_delay",
         "tournament_cancel",
-        "job_run",
+        "job_run",  # written as the run starts ...
+        "job_run_end",  # ... and its report when it ends
     ]
     director.close()
 
