@@ -171,21 +171,22 @@ class TournamentDesk(Players):
         `request_undone` for a registration the player left since; a purchase as it stands."""
         name, args = content[0], dict(content[1])
         if name == "tournament_register":
-            self._still_registered(args["tournament_id"], player)
+            self._still_registered(args["tournament_id"], player, ledger_key(player, key))
         elif name == "stake_buy":
             return stake_requests.replayed(self, player, key, args, answer)
         return answer
 
-    def _still_registered(self, tournament_id: str, player: str) -> None:
-        """`request_undone` unless `player` is registered in the tournament now (a tournament no
-        longer held by the scheduler: nothing is known, the first answer stands)."""
+    def _still_registered(self, tournament_id: str, player: str, key: str = "") -> None:
+        """`request_undone` unless `player` is registered in the tournament now by the entry
+        the ledger `key` paid for (not given back since, even if they registered again); a
+        tournament no longer held by the scheduler: nothing is known, the first answer stands."""
         scheduler = self.scheduler
         actor = None
         if scheduler is not None:
             actor = scheduler.actors.get(tournament_id) or scheduler.finished.get(tournament_id)
         if actor is None:
             return
-        if player not in actor.state.players:
+        if player not in actor.state.players or actor.undone(key):
             raise ProtocolError(
                 REQUEST_UNDONE,
                 f"this key's registration in {tournament_id} was undone (you unregistered);"

@@ -368,15 +368,18 @@ class Durable:
         kind: str,
         ops: Sequence[Op] = (),
         always: Sequence[Op] = (),
+        first: Sequence[Op] = (),
     ) -> Deferred[Transfer | None]:
         """One decision's transfer and its store writes, in one transaction; fires with the
         transfer (None when nothing moves) once committed, fails as the ledger refused it.
 
         `always` are writes that belong to the money itself and run even when the tournament's
-        state is not stored (a ticket's guarded step, T-16: its row says where its value is)."""
+        state is not stored (a ticket's guarded step, T-16: its row says where its value is).
+        `first` are checks run before the transfer, whose refusal refuses it all (a client's key
+        that already paid for something, `purchase_keys.guard`, P-2)."""
         cashier = self.actor.cashier
         postings = list(cashier.postings(moves).items())
-        writes: list[Op] = []
+        writes: list[Op] = list(first)
         if postings:
             writes.append(
                 partial(
@@ -394,7 +397,8 @@ class Durable:
         if not writes:
             return succeed(None)
         done = self.recorder.write(*writes)
-        return done.addCallback(lambda values: values[0] if postings else None)
+        at = len(first)
+        return done.addCallback(lambda values: values[at] if postings else None)
 
     @contextmanager
     def batch(self) -> Iterator[None]:

@@ -6,6 +6,13 @@ moves as ONE ledger transfer with the entry and purchase it pays for (`Durable`:
 transaction, T-18), and undoes the reservation if the ledger refuses (`insufficient_funds`:
 the ledger's funds check is the last word, T-4). A paid entry is seated
 at once when the tournament runs (T-5); rebuy and add-on chips go on the stack (T-4).
+
+A keyed purchase (P-2: the client's key) is answered once: a retry the actor remembers gets its
+first decision; one it does not remember (after a restart) that is refused now, or whose key
+the ledger already holds (`purchase_keys.guard` refuses the unit: nothing is written), gets
+what the key paid for: the first answer while that purchase still stands, `request_undone`
+once its money went back (the player unregistered), `idempotency_conflict` if the key paid
+for something else. A replayed key never buys anything.
 """
 
 from __future__ import annotations
@@ -21,14 +28,21 @@ from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import InsufficientFunds
+from pokerroom.ledger.db import read
+from tournaments import purchase_keys
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
 from tournaments.director import tickets as ticket_rules
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
+from tournaments.durable import PURCHASE_KINDS
+from tournaments.purchase_keys import KeyReplayed, KeyUse
 
 IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2), not a director one
+#: A keyed purchase retried after its money went back (the player unregistered, T-3): P-2,
+#: docs/PROTOCOL.md "Keys" (the desk's code for the same case).
+REQUEST_UNDONE = "request_undone"
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
@@ -89,6 +103,9 @@ class EntryRequests:
         #: Kept for the tournament's life: a retry the lobby no longer remembers gets the
         #: first answer here, and moves nothing.
         self._keyed: dict[str, tuple[str, Decision]] = {}
+        #: Keys of registrations whose money went back since (the player unregistered, T-3):
+        #: their retry is `request_undone`, even once the player registered again.
+        self._undone: set[str] = set()
         self._busy = False
         self._draining = False
 
@@ -112,14 +129,16 @@ class EntryRequests:
         decision = decide()
         alive_before = decision.player in self.alive
         self.state = decision.state
+        first: list[Any] = []
         if key is None:
             key = self.cashier.key(decision.action, decision.player, decision.state.serial)
         else:
             self._keyed[key] = (decision.action, decision)
+            first = self._key_guard(decision, key)
         stored = self.durable.purchase(decision, key, alive_before)
         try:
             yield self.durable.money(
-                decision.moves, key, kind, stored, () if also is None else [also]
+                decision.moves, key, kind, stored, () if also is None else [also], first=first
             )
         except InsufficientFunds:
             self._forget_key(key, decision)
@@ -131,18 +150,105 @@ class EntryRequests:
             raise
         return decision
 
-    def _replay(self, key: str, decide: Callable[[], Decision]) -> Decision:
-        """The first decision of a keyed request, if this request is the same kind (P-2)."""
-        action, first = self._keyed[key]
+    def _key_guard(self, decision: Decision, key: str) -> list[Any]:
+        """The unit's first step for a client's key: refuse it if the key paid before (P-2)."""
+        kind = PURCHASE_KINDS.get(decision.action)
+        record = decision.state.players.get(decision.player)
+        if kind is None or record is None or not self.durable.stores:
+            return []  # not stored: the actor's memory of its keys lasts as long as it does
+        seq = record.entries + record.rebuys + record.addons  # as `Durable.purchase` numbers it
+        guard = partial(
+            purchase_keys.guard,
+            tournament_id=self.tid,
+            key=key,
+            player=decision.player,
+            seq=seq,
+            kind=kind,
+        )
+        return [guard]
+
+    @inlineCallbacks
+    def _keyed_purchase(
+        self,
+        action: str,
+        player: str,
+        key: str | None,
+        attempt: Callable[[], Deferred[Decision]],
+    ) -> Generator[Deferred[Any], Any, Decision]:
+        """Run a purchase; a keyed one the actor does not remember that is refused now, or
+        whose key the ledger already holds, is answered by what its key paid for (P-2)."""
         try:
-            now = decide().action  # what the request would do now (its state is not kept)
-        except DirectorError:
-            now = action  # refused now (e.g. already registered): the same request again
-        if now != action:
+            decision: Decision = yield attempt()
+        except (DirectorError, KeyReplayed) as exc:
+            if key is None or key in self._keyed or exc.code in _FINAL:
+                raise
+            found = yield self._find_key(key)
+            decision = self._paid_before(action, player, key, found, exc)
+        return decision
+
+    def _find_key(self, key: str) -> Deferred[KeyUse | None]:
+        """What `key` paid for, as stored (counted as money in flight, like a ticket read)."""
+        self.cashier.in_flight += 1
+
+        def done(result: Any) -> Any:
+            self.cashier.in_flight -= 1
+            return result
+
+        found: Deferred[KeyUse | None] = self.cashier.ledger.read(_find, self.tid, key)
+        return found.addBoth(done)
+
+    def _paid_before(
+        self,
+        action: str,
+        player: str,
+        key: str,
+        found: KeyUse | None,
+        refused: DirectorError | KeyReplayed,
+    ) -> Decision:
+        """The answer to a purchase whose key paid before: the first one while that purchase
+        stands, else `request_undone` (its money went back) or `idempotency_conflict`."""
+        if found is None:  # the key paid for nothing: the refusal stands
+            if isinstance(refused, KeyReplayed):  # paid and gone since the guard saw it
+                raise self._undone_error(action) from None
+            raise refused
+        purchase = found.purchase
+        if found.reference != self.cashier.reference or (
+            purchase is not None and (purchase[0], purchase[3]) != (player, PURCHASE_KINDS[action])
+        ):
+            raise DirectorError(
+                IDEMPOTENCY_CONFLICT, "this key was used for another request; use a new key"
+            ) from None
+        if purchase is None or not found.counts:
+            raise self._undone_error(action) from None
+        _, _, entry_no, _, chips = purchase
+        record = self.state.players.get(player) or PlayerEntries(Funding.CASH)
+        players = {**self.state.players, player: replace(record, entries=entry_no)}
+        first = Decision(action, player, replace(self.state, players=players), chips=chips)
+        self._keyed[key] = (action, first)
+        return first
+
+    def _replay(self, key: str, action: str) -> Decision:
+        """The first decision of a keyed request, if this request is the same kind (P-2): a
+        key used for a rebuy and sent with an add-on is a conflict, whatever either would do."""
+        first_action, first = self._keyed[key]
+        if key in self._undone and action == first_action:
+            raise self._undone_error(action)
+        if action != first_action:
             raise DirectorError(
                 IDEMPOTENCY_CONFLICT, "this key was used for another request; use a new key"
             )
         return first
+
+    def _undone_error(self, action: str) -> DirectorError:
+        """`request_undone`: the purchase this key paid for was given back since (P-2)."""
+        return DirectorError(
+            REQUEST_UNDONE,
+            f"this key's {action} in {self.tid} was undone (its money went back); use a new key",
+        )
+
+    def undone(self, key: str) -> bool:
+        """Whether the purchase `key` paid for was given back since (the player unregistered)."""
+        return key in self._undone
 
     def _forget_key(self, key: str, decision: Decision) -> None:
         """A refused keyed request changed nothing: its key may be used again."""
@@ -201,7 +307,8 @@ class EntryRequests:
         """
         if ticket_id:
             funding = Funding.TICKET
-        return self._run(self._register, player, funding, ticket_id, key)
+        attempt = partial(self._register, player, funding, ticket_id, key)
+        return self._run(self._keyed_purchase, "register", player, key, attempt)
 
     @inlineCallbacks
     def _register(
@@ -225,7 +332,7 @@ class EntryRequests:
             )
 
         if key is not None and key in self._keyed:
-            return self._replay(key, decide)
+            return self._replay(key, "register")
         also = None
         if funding is Funding.TICKET:  # T-16: the player's own usable ticket for this entry
             decide()  # the director's refusals first (registered, closed ...): nothing read
@@ -282,6 +389,7 @@ class EntryRequests:
         elif writes:
             also = writes[0]
         decision: Decision = yield self._money(decide, undo, "refund", None, also)
+        self._undone.update(k for k, (_, d) in self._keyed.items() if d.player == player)
         self.stakes.left(staked_book)
         self._entry_undone(player, decision)
         self.alive.pop(player, None)
@@ -290,7 +398,8 @@ class EntryRequests:
 
     def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: a new entry for a busted player, during late registration."""
-        return self._run(self._reenter, player, key)
+        attempt = partial(self._reenter, player, key)
+        return self._run(self._keyed_purchase, "reentry", player, key, attempt)
 
     @inlineCallbacks
     def _reenter(
@@ -307,7 +416,7 @@ class EntryRequests:
             self._restore(player, record, entries=-1, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
-            return self._replay(key, decide)
+            return self._replay(key, "reentry")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._entered(player, decision)
         self._enter(player, decision.state.players[player].entries, decision.chips)
@@ -316,7 +425,8 @@ class EntryRequests:
 
     def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the rebuy's chips (a busted player in the period is back in)."""
-        return self._run(self._rebuy, player, key)
+        attempt = partial(self._rebuy, player, key)
+        return self._run(self._keyed_purchase, "rebuy", player, key, attempt)
 
     @inlineCallbacks
     def _rebuy(
@@ -334,14 +444,15 @@ class EntryRequests:
             self._restore(player, record, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
-            return self._replay(key, decide)
+            return self._replay(key, "rebuy")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
 
     def addon(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the add-on's chips."""
-        return self._run(self._addon, player, key)
+        attempt = partial(self._addon, player, key)
+        return self._run(self._keyed_purchase, "addon", player, key, attempt)
 
     @inlineCallbacks
     def _addon(
@@ -358,7 +469,7 @@ class EntryRequests:
             self._restore(player, record, collected=-decision.collected)
 
         if key is not None and key in self._keyed:
-            return self._replay(key, decide)
+            return self._replay(key, "addon")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
@@ -427,6 +538,16 @@ class EntryRequests:
         self.alive[player] = self.state.players[player].entries
         self.results = [r for r in self.results if r.entry != player]
         self.floor.seat_newcomer(player, chips)
+
+
+#: Refusals a key's history cannot change: the ledger's funds check (the key paid nothing) and
+#: a key the actor knows was used for another request.
+_FINAL = frozenset({errors.INSUFFICIENT_FUNDS, IDEMPOTENCY_CONFLICT})
+
+
+def _find(engine: Any, tournament_id: str, key: str) -> KeyUse | None:
+    """Blocking: what `key` paid for in the tournament (`purchase_keys.find`), one read."""
+    return read(engine, partial(purchase_keys.find, tournament_id=tournament_id, key=key))
 
 
 def _run_all(conn: Connection, writes: list[Callable[[Connection], Any]]) -> list[Any]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from pokerroom.ledger.reports import check_ledger, total_balance
 from tests.server.harness import Client, Room
 from tests.server.test_money_keys import money_ledger, room
 from tournaments.desk import TournamentDesk
@@ -48,7 +49,7 @@ def test_a_registration_key_replayed_after_unregistering_is_request_undone(
 ) -> None:
     """Registered with key r1, unregistered (refunded): r1 again is `request_undone` and moves
     nothing, whether the lobby remembers the key or only the tournament does; a new key
-    registers again, and then r1 answers its first answer (true again)."""
+    registers again, and r1 stays `request_undone` (the entry it paid for was given back)."""
     scheduler, tid = mtt
     ann = funded(room, "ann")
     first = ann.ok("tournament_register", tournament_id=tid, key="r1")
@@ -68,6 +69,59 @@ def test_a_registration_key_replayed_after_unregistering_is_request_undone(
     assert again["entry"] == 1
     room.drain()
     assert ann.ok("wallet")["balance"] == 10_000 - 1100
+    assert ann.error("tournament_register", tournament_id=tid, key="r1") == "request_undone"
+    assert ann.ok("tournament_register", tournament_id=tid, key="r2") == again
+    room.drain()
+    assert ann.ok("wallet")["balance"] == 10_000 - 1100
+
+
+def balanced(room: Room) -> bool:
+    """`check_ledger` passes and every account sums to zero."""
+    engine = room.ledger.engine
+    return check_ledger(engine).ok and total_balance(engine, "USD") == 0
+
+
+def forget_everything(room: Room, scheduler: TournamentScheduler, tid: str, name: str) -> None:
+    """What a restart forgets: the lobby's answers and the tournament's keys (the ledger and
+    the tournament's rows stay)."""
+    room.lobby.replies.forget(name)
+    scheduler.actors[tid]._keyed.clear()
+
+
+def test_a_registration_key_replayed_after_unregistering_and_a_restart_buys_nothing(
+    room: Room, mtt: tuple[TournamentScheduler, str]
+) -> None:
+    """Both memories gone (a restart): r1 after unregistering is `request_undone`, bob is not
+    registered and his wallet is whole (the old code registered him again for nothing); the
+    ledger balances."""
+    scheduler, tid = mtt
+    bob = funded(room, "bob")
+    bob.ok("tournament_register", tournament_id=tid, key="r1")
+    bob.ok("tournament_unregister", tournament_id=tid)
+    room.drain()
+    forget_everything(room, scheduler, tid, "bob")
+    assert bob.error("tournament_register", tournament_id=tid, key="r1") == "request_undone"
+    room.drain()
+    assert bob.ok("wallet")["balance"] == 10_000
+    assert "bob" not in scheduler.actors[tid].state.players
+    assert balanced(room)
+
+
+def test_the_retry_of_a_lost_registration_answer_after_a_restart_is_the_first_answer(
+    room: Room, mtt: tuple[TournamentScheduler, str]
+) -> None:
+    """The legitimate retry: r1 committed, its answer was lost, both memories are gone: r1
+    again answers what r1 answered, registers once and takes the buy-in once."""
+    scheduler, tid = mtt
+    cyd = funded(room, "cyd")
+    first = cyd.ok("tournament_register", tournament_id=tid, key="r1")
+    room.drain()
+    forget_everything(room, scheduler, tid, "cyd")
+    assert cyd.ok("tournament_register", tournament_id=tid, key="r1") == first
+    room.drain()
+    assert cyd.ok("wallet")["balance"] == 10_000 - 1100
+    assert scheduler.actors[tid].state.entries == 1
+    assert balanced(room)
 
 
 def test_a_stake_buy_key_replayed_after_the_refund_shows_the_refund(
