@@ -9,11 +9,9 @@ from pathlib import Path
 
 import click
 
-from pokerroom.engine.errors import EngineError
-from pokerroom.engine.phh import dumps_many, loads
-from pokerroom.engine.replay import replay as replay_hand
-from pokerroom.engine.simulate import POLICIES, simulate
-from pokerroom.engine.variants import VARIANTS
+#: The engine's policies and variants, named here so that `--help` imports no engine.
+POLICY_NAMES = ("call", "random")
+VARIANT_NAMES = ("FT", "NT", "PO")
 
 
 def _line(obj: object) -> None:
@@ -22,27 +20,49 @@ def _line(obj: object) -> None:
 
 @click.command("replay")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-def replay_command(files: tuple[str, ...]) -> None:
-    """Replay every hand of PHH/PHHS files and print one JSON line per hand."""
-    failures = 0
+@click.option(
+    "--skip-unsupported",
+    is_flag=True,
+    help="Hands of a variant the engine does not play (unsupported_variant) do not make the "
+    "exit code non-zero.",
+)
+def replay_command(files: tuple[str, ...], skip_unsupported: bool) -> None:
+    """Replay every hand of PHH/PHHS files and print one JSON line per hand.
+
+    Exit 0 when every hand replayed; 1 when a file or a hand failed, or a hand was of an
+    unsupported variant (unless --skip-unsupported); the counts go to stderr.
+    """
+    from pokerroom.engine.errors import EngineError
+    from pokerroom.engine.phh import loads
+    from pokerroom.engine.replay import replay as replay_hand
+
+    replayed = unsupported = failed = 0
     for file_name in files:
         path = Path(file_name)
         try:
             histories = loads(path.read_text(encoding="utf-8"), default_name=path.name)
         except EngineError as exc:
             _line({"hand": path.name, "error": {"code": exc.code, "message": exc.message}})
-            failures += 1
+            failed += 1
             continue
         for history in histories:
             try:
                 hand = replay_hand(history)
             except EngineError as exc:
                 _line({"hand": history.name, "error": {"code": exc.code, "message": exc.message}})
-                failures += exc.code != "unsupported_variant"
+                if exc.code == "unsupported_variant":
+                    unsupported += 1
+                else:
+                    failed += 1
                 continue
+            replayed += 1
             _line({"hand": history.name, "finishing_stacks": list(hand.stacks)})
-    if failures:
+    counted = f"{replayed} replayed, {unsupported} unsupported_variant, {failed} failed"
+    if failed or (unsupported and not skip_unsupported):
+        hint = "" if failed or not unsupported else " (--skip-unsupported accepts them)"
+        click.echo(f"replay: {counted}{hint}", err=True)
         raise SystemExit(1)
+    click.echo(f"replay: {counted}", err=True)
 
 
 def _parse_blinds(text: str) -> tuple[int, int]:
@@ -56,11 +76,11 @@ def _parse_blinds(text: str) -> tuple[int, int]:
 
 
 @click.command("simulate")
-@click.option("--variant", type=click.Choice(sorted(VARIANTS)), required=True)
+@click.option("--variant", type=click.Choice(VARIANT_NAMES), required=True)
 @click.option("--players", type=click.IntRange(2, 10), required=True)
 @click.option("--hands", type=click.IntRange(1), required=True)
 @click.option("--seed", type=int, required=True)
-@click.option("--policy", type=click.Choice(sorted(POLICIES)), required=True)
+@click.option("--policy", type=click.Choice(POLICY_NAMES), required=True)
 @click.option(
     "--stack",
     type=click.IntRange(1),
@@ -86,6 +106,9 @@ def simulate_command(
     out: str | None,
 ) -> None:
     """Play independent hands with a seeded policy and print a one-line JSON summary."""
+    from pokerroom.engine.phh import dumps_many
+    from pokerroom.engine.simulate import simulate
+
     small, big = _parse_blinds(blinds)
     rng = random.Random(seed)
     prefix = f"sim/{variant}/{seed}"
