@@ -26,7 +26,7 @@ from pokerroom.ledger.kinds import AccountKind, AccountRef
 from pokerroom.server.replies import ledger_key
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
-from tournaments import store
+from tournaments import purchase_keys, store
 from tournaments.actor import Result, TournamentActor
 from tournaments.config import OutageSettings, make_config
 from tournaments.director.entries import can_reenter
@@ -209,6 +209,38 @@ def test_p2_a_key_that_paid_in_another_tournament_is_a_conflict(room: Room) -> N
     assert getattr(refused, "code", None) == "idempotency_conflict", refused
     assert "eve" not in two.state.players and payments(room, "two") == []
     assert wallet(room, "eve") == 5_000 - PAID and room.pool("two") == 0 and room.check()
+
+
+def test_p2_the_guard_lets_a_retried_commit_of_the_same_purchase_through(room: Room) -> None:
+    """The guard in the purchase's transaction: a unit retried after its commit landed (the
+    database went away while answering) is the same purchase — the player's same numbered
+    purchase of the same kind, still counting — and goes through to be written again as it
+    is; anything else the key paid for refuses it. A guard that refused every key the journal
+    holds would turn such a retry into a refusal of money that moved."""
+    actor = room.actor(config("gd"))
+    room.fund_player("gil", 5_000)
+    k = ledger_key("gil", "g1")
+    room.wait(actor.register("gil", key=k))
+    settle(room, actor)
+
+    def guard(tid: str = "gd", key: str = k, seq: int = 1, kind: str = "entry") -> bool:
+        with room.engine.begin() as conn:
+            try:
+                purchase_keys.guard(
+                    conn, tournament_id=tid, key=key, player="gil", seq=seq, kind=kind
+                )
+            except purchase_keys.KeyReplayed:
+                return False
+        return True
+
+    assert guard()  # the same purchase, retried
+    assert guard(key=ledger_key("gil", "fresh"))  # a key never used
+    assert not guard(seq=2)  # a later purchase with an old key
+    assert not guard(kind="rebuy")
+    assert not guard(tid="elsewhere")
+    room.wait(actor.unregister("gil"))
+    settle(room, actor)
+    assert not guard()  # given back: not the same purchase any more
 
 
 # --------------------------------------------------------------------------- after a restart
