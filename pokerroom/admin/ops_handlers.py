@@ -59,19 +59,6 @@ class TableOpenArgs:
     reason: str = NOTE
 
 
-def _report(report: RunReport) -> dict[str, Any]:
-    return {
-        "job": report.job,
-        "run_id": report.run_id,
-        "outcome": report.outcome,
-        "message": report.message,
-        "tournaments": list(report.tournaments),
-        "amounts": dict(report.amounts),
-        "transfers": report.transfers,
-        "errors": [list(e) for e in report.errors],
-    }
-
-
 @command("job_list", JobListArgs, Role.ADMIN, changes=False)
 def job_list(ctx: Context, args: JobListArgs) -> Deferred[dict[str, Any]]:
     """The scheduled jobs (how often `serve` runs each) and their latest runs, newest first, from
@@ -104,7 +91,7 @@ def job_run(ctx: Context, args: JobRunArgs) -> Deferred[dict[str, Any]]:
 
     def run(done: Audited) -> Deferred[dict[str, Any]]:
         def ran(report: RunReport) -> Deferred[dict[str, Any]]:
-            shown = _report(report)
+            shown = report.as_dict()
             ended = ctx.room.ledger.run(
                 audit_log.record_end,
                 Actor(ctx.staff, ctx.role.label),

@@ -100,16 +100,7 @@ def jobs_run(
         say = (lambda line: click.echo(line, err=True)) if verbose else None
         ctx = JobContext(time.time, JobSettings(batch=batch), progress=say)
         report = run_blocking(engine, job_run(RefundsJob(), runner_name(), ctx))
-    fields = {
-        "job": report.job,
-        "run_id": report.run_id,
-        "outcome": report.outcome,
-        "message": report.message,
-        "tournaments": list(report.tournaments),
-        "amounts": dict(report.amounts),
-        "transfers": report.transfers,
-        "errors": [list(e) for e in report.errors],
-    }
+    fields = report.as_dict()
     if as_json:
         click.echo(json.dumps(fields, indent=2))
     else:

@@ -123,6 +123,19 @@ class RunReport:
         """0 when done or turned away by the lock (another runner does it), else 1."""
         return 0 if self.outcome in (runs.OK, runs.SKIPPED) else 1
 
+    def as_dict(self) -> dict[str, Any]:
+        """The report as JSON (`jobs run --json`, the admin endpoint's `job_run`)."""
+        return {
+            "job": self.job,
+            "run_id": self.run_id,
+            "outcome": self.outcome,
+            "message": self.message,
+            "tournaments": list(self.tournaments),
+            "amounts": dict(self.amounts),
+            "transfers": self.transfers,
+            "errors": [list(e) for e in self.errors],
+        }
+
 
 def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunReport]:
     """The whole run of `job` as steps: lock, run row, the job's steps, run row, unlock."""

@@ -5,8 +5,9 @@ Synchronous core (call from the ledger thread pool, tests, the CLI):
     check_ledger, balance, statement
 Twisted boundary: LedgerService (Deferreds, its own thread pool).
 
-Every name below is imported from its module on first use (PEP 562), so that importing one
-submodule (`pokerroom.ledger.schema` for a staff command) does not pay for Alembic and Twisted.
+The errors and kinds come with the package (they import nothing heavy); every other name is
+imported from its module on first use (PEP 562), so that importing one submodule
+(`pokerroom.ledger.schema` for a staff command) does not pay for Alembic and Twisted.
 """
 
 from __future__ import annotations
@@ -14,37 +15,38 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from pokerroom.ledger.errors import (
+    AlreadyReversed,
+    Busy,
+    CurrencyMismatch,
+    IdempotencyConflict,
+    InsufficientFunds,
+    InvalidAmount,
+    InvalidCurrency,
+    InvalidKey,
+    InvalidKind,
+    InvalidOwner,
+    InvalidPostings,
+    InvalidReference,
+    LedgerError,
+    SchemaNotAtHead,
+    ServiceUnavailable,
+    Unbalanced,
+    UnknownAccount,
+    UnknownTransfer,
+)
+from pokerroom.ledger.kinds import (
+    AccountKind,
+    AccountRef,
+    TransferKind,
+    external,
+    house,
+    wallet,
+)
+
 if TYPE_CHECKING:
     from pokerroom.ledger.accounts import Account, get_account, list_accounts, open_account
     from pokerroom.ledger.db import default_url, make_engine, resolve_url
-    from pokerroom.ledger.errors import (
-        AlreadyReversed,
-        Busy,
-        CurrencyMismatch,
-        IdempotencyConflict,
-        InsufficientFunds,
-        InvalidAmount,
-        InvalidCurrency,
-        InvalidKey,
-        InvalidKind,
-        InvalidOwner,
-        InvalidPostings,
-        InvalidReference,
-        LedgerError,
-        SchemaNotAtHead,
-        ServiceUnavailable,
-        Unbalanced,
-        UnknownAccount,
-        UnknownTransfer,
-    )
-    from pokerroom.ledger.kinds import (
-        AccountKind,
-        AccountRef,
-        TransferKind,
-        external,
-        house,
-        wallet,
-    )
     from pokerroom.ledger.migrate import ensure_at_head, open_ledger_engine, upgrade
     from pokerroom.ledger.reports import CheckReport, Statement, balance, check_ledger, statement
     from pokerroom.ledger.service import LedgerService, LedgerSettings
@@ -57,31 +59,10 @@ if TYPE_CHECKING:
         transfer,
     )
 
-#: submodule -> the public names it gives this package.
+#: submodule -> the public names it gives this package on first use.
 _EXPORTS = {
     "accounts": ("Account", "get_account", "list_accounts", "open_account"),
     "db": ("default_url", "make_engine", "resolve_url"),
-    "errors": (
-        "AlreadyReversed",
-        "Busy",
-        "CurrencyMismatch",
-        "IdempotencyConflict",
-        "InsufficientFunds",
-        "InvalidAmount",
-        "InvalidCurrency",
-        "InvalidKey",
-        "InvalidKind",
-        "InvalidOwner",
-        "InvalidPostings",
-        "InvalidReference",
-        "LedgerError",
-        "SchemaNotAtHead",
-        "ServiceUnavailable",
-        "Unbalanced",
-        "UnknownAccount",
-        "UnknownTransfer",
-    ),
-    "kinds": ("AccountKind", "AccountRef", "TransferKind", "external", "house", "wallet"),
     "migrate": ("ensure_at_head", "open_ledger_engine", "upgrade"),
     "reports": ("CheckReport", "Statement", "balance", "check_ledger", "statement"),
     "service": ("LedgerService", "LedgerSettings"),
