@@ -260,8 +260,8 @@ def tournament_list(ctx: Context, args: NoArgs) -> Deferred[dict[str, Any]]:
     scheduler = _scheduler(ctx)
     actors = {**scheduler.finished, **scheduler.actors}
     lines = [views.line(actor) for _, actor in sorted(actors.items())]
-    d = ctx.read(views.stored_lines, frozenset(actors))
-    return d.addCallback(lambda stored: {"tournaments": lines + stored})
+    d = ctx.read(views.listing, lines)  # `refunded` is known only to the store
+    return d.addCallback(lambda found: {"tournaments": found})
 
 
 @command("tournament_show", TournamentArgs, Role.SUPPORT, changes=False)
@@ -273,7 +273,11 @@ def tournament_show(ctx: Context, args: TournamentArgs) -> Any:
         shown = views.detail(actor)
         d = ctx.read(views.decision_of, args.tournament_id)
         return d.addCallback(
-            lambda found: {**shown, "decision": None if found is None else found[1]}
+            lambda found: {
+                **shown,
+                "status": views.shown_status(shown["status"], None if found is None else found[0]),
+                "decision": None if found is None else found[1],
+            }
         )
 
     def found(shown: dict[str, Any] | None) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 `line` and `detail` describe a tournament actor in memory (status, level and clock, entries,
 prize pool, payouts, tables with stacks); `stored_lines` and `stored_detail` read the ones
-only the database knows (finished, cancelled or refunded in an earlier run of the server).
+only the database knows (finished, cancelled or refunded in an earlier run of the server);
+`listing` and `shown_status` show `refunded` for an actor still `cancelled` in memory once the
+refund job has paid it.
 `resume_work` undoes the start-up's cancellation for outage of one tournament (T-18), in the
 transaction of its audit row. Blocking functions run in the ledger's lanes.
 """
@@ -162,7 +164,7 @@ def _record_line(conn: Connection, record: store.TournamentRecord) -> dict[str, 
     }
 
 
-def stored_lines(engine: Engine, skip: frozenset[str]) -> list[dict[str, Any]]:
+def stored_lines(engine: Engine | Connection, skip: frozenset[str]) -> list[dict[str, Any]]:
     """Lines of the stored tournaments not in `skip` (the ones in memory), newest first."""
 
     def work(conn: Connection) -> list[dict[str, Any]]:
@@ -179,6 +181,33 @@ def stored_lines(engine: Engine, skip: frozenset[str]) -> list[dict[str, Any]]:
             if len(found) >= 200:
                 break
         return found
+
+    return read(engine, work)
+
+
+def shown_status(in_memory: str, stored: str | None) -> str:
+    """The status staff read: the actor's, but `refunded` once the refund job has paid a
+    cancelled tournament (T-18). Only the store knows: the job may run in another process
+    (`pokerroom jobs run refunds`) and the actor in memory stays `cancelled`."""
+    if in_memory == store.CANCELLED and stored == store.REFUNDED:
+        return store.REFUNDED
+    return in_memory
+
+
+def listing(engine: Engine, in_memory: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`tournament_list`: the lines of the tournaments in memory (`line`) with their stored
+    status where it says more (`shown_status`), then the stored ones not in memory."""
+    known = frozenset(x["tournament_id"] for x in in_memory)
+
+    def work(conn: Connection) -> list[dict[str, Any]]:
+        t = store.tournaments
+        rows = conn.execute(sa.select(t.c.id, t.c.status).where(t.c.id.in_(sorted(known))))
+        stored = {tid: status for tid, status in rows}
+        lines = [
+            {**x, "status": shown_status(x["status"], stored.get(x["tournament_id"]))}
+            for x in in_memory
+        ]
+        return lines + stored_lines(conn, known)
 
     return read(engine, work)
 

@@ -341,6 +341,13 @@ def test_moves_chip_corrections_and_a_disqualification(room: Room) -> None:
     close(director, floor, support, *wires.values())
 
 
+def statuses(staff: Any, tid: str) -> tuple[str, str]:
+    """The status `tournament_show` and `tournament_list` give for `tid`."""
+    shown = staff.ok("tournament_show", tournament_id=tid)["status"]
+    listed = {t["tournament_id"]: t["status"] for t in staff.ok("tournament_list")["tournaments"]}
+    return shown, listed[tid]
+
+
 def test_a_cancelled_tournaments_refunds_arrive_after_the_job_runs(room: Room) -> None:
     """tournament_cancel (T-1, T-18) of a running tournament: the players hear it is
     cancelled, nothing is paid while the refund job has not run; `job_run refunds` (admin
@@ -363,6 +370,7 @@ def test_a_cancelled_tournaments_refunds_arrive_after_the_job_runs(room: Room) -
     assert before == [10_000 - BUY_IN - FEE] * 3  # nothing paid yet: the job has not run
     assert director.code("job_run", job="refunds") == "forbidden"
     assert admin.code("job_run", job="nope") == "unknown_job"
+    assert statuses(director, tid) == ("cancelled", "cancelled")  # not paid yet
     report = admin.ok("job_run", job="refunds", reason="pay the storm refunds")
     assert report["outcome"] == "ok" and tid in report["tournaments"]
     totals = []
@@ -376,6 +384,7 @@ def test_a_cancelled_tournaments_refunds_arrive_after_the_job_runs(room: Room) -
     with room.engine.connect() as conn:
         record = store.load_tournament(conn, tid)
     assert record is not None and (record.status, record.cancel_reason) == ("refunded", "staff")
+    assert statuses(director, tid) == ("refunded", "refunded")  # the actor in memory says cancelled
     rows = room.audit_rows()[count:]
     assert [(r.action, r.staff) for r in rows] == [
         ("tournament_cancel", "dir"),
@@ -512,8 +521,12 @@ def test_the_cli_for_tournaments_and_jobs(room: Room) -> None:
     assert jobs.exit_code == 0 and json.loads(jobs.output)["jobs"][0]["job"] == "refunds"
     forbidden = run("jobs", "run", "refunds", "--yes")
     assert forbidden.exit_code == 1 and "forbidden" in forbidden.output
+    assert f"{tid} clitest: cancelled" in run("tournament", "show", tid).output
     paid = run("jobs", "run", "refunds", "--yes", user="adm1")
     assert paid.exit_code == 0 and "ok" in paid.output
+    assert f"{tid} clitest: refunded" in run("tournament", "show", tid).output
+    listed_now = json.loads(run("tournament", "list", "--json").output)["tournaments"]
+    assert {t["tournament_id"]: t["status"] for t in listed_now}[tid] == "refunded"
     assert [r.action for r in room.audit_rows()[count:]] == [
         "tournament_delay",
         "tournament_cancel",
