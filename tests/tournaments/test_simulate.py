@@ -111,3 +111,19 @@ def test_cli_prints_the_summary_last_and_the_ledger_checks(tmp_path: Path):
     assert 0 < rounding < summary["entries"]  # 300.00 over five places leaves cents over
     check = runner.invoke(main, ["ledger", "check", "--db", url])
     assert check.exit_code == 0, check.output
+
+
+def test_cli_without_db_removes_its_temporary_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no --db the simulation runs on a temporary SQLite file whose folder is gone at the
+    end (no `/tmp/pokerroom-*` left behind)."""
+    import tempfile
+
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    result = CliRunner().invoke(main, ["tournament", "simulate", "--entries", "6", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert f"database: sqlite:///{folder}" in result.stderr  # it was there while it ran
+    assert list(folder.iterdir()) == []
