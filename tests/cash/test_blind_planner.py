@@ -94,3 +94,38 @@ def test_any_table_gets_a_sound_plan(max_seats: int, data: st.DataObject) -> Non
         assert plan.big_blind_seat == nxt
     for n, _, _ in plan.missed:
         assert seats[n].sitting_out
+
+
+@given(max_seats=st.integers(2, 10), data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_nobody_ready_waits_for_ever(max_seats: int, data: st.DataObject) -> None:  # C-2 C-4
+    """With two or more ready players a hand is always dealt, and every ready player, new
+    (posting or waiting for the big blind) or not, is dealt in within one orbit: the entry
+    post, the button rule and waiting for the big blind never keep a seat out for good (a
+    bot that sits down late at a table with others is dealt in)."""
+    numbers = data.draw(st.sets(st.integers(0, max_seats - 1), min_size=2, max_size=max_seats))
+    seats = {}
+    for n in numbers:
+        kind = data.draw(st.sampled_from(["in", "post", "wait", "out"]))
+        seats[n] = seat(
+            n,
+            waiting=kind in ("post", "wait"),
+            wait_for_bb=kind == "wait",
+            sitting_out=kind == "out",
+        )
+    ready = {n for n, x in seats.items() if x.ready}
+    if len(ready) < 2:
+        return
+    state = None
+    if data.draw(st.booleans()):
+        b, s, g = (data.draw(st.integers(0, max_seats - 1)) for _ in range(3))
+        state = ButtonState(b, s, g, data.draw(st.booleans()))
+    dealt: set[int] = set()
+    for _ in range(max_seats + 1):
+        plan = plan_hand(seats, max_seats, SB, BB, state, lambda r: r[0])
+        assert plan is not None and len(plan.order) >= 2
+        for n in plan.order:
+            seats[n].clear_debts()
+        dealt.update(plan.order)
+        state = plan.state
+    assert dealt == ready
