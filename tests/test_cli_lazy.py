@@ -92,6 +92,27 @@ def test_staff_list_imports_no_alembic_twisted_or_rich(tmp_path: Path) -> None:
     assert _modules_after(code) == ["sqlalchemy"]
 
 
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_each_commands_help_imports_nothing_heavy(name: str) -> None:
+    """`pokerroom NAME --help` (a staff script's first try) imports none of the heavy packages:
+    a command module imports click at its top, the rest inside the command that runs."""
+    code = (
+        "from pokerroom.cli import main\n"
+        f"try:\n    main([{name!r}, '--help'])\nexcept SystemExit:\n    pass"
+    )
+    assert _modules_after(code) == []
+
+
+def test_choices_written_out_are_the_real_ones() -> None:
+    """`tournament simulate --format/--policy` list what the tournament code accepts."""
+    from pokerroom.cli import tournament_cmds
+    from pokerroom.table.bot_policy import POLICIES
+    from tournaments.config import FORMATS
+
+    assert tournament_cmds.FORMATS == FORMATS
+    assert tuple(sorted(POLICIES)) == tournament_cmds.POLICIES
+
+
 def test_the_head_read_from_the_files_is_alembics() -> None:
     """The quick at-head check and Alembic agree on the newest revision."""
     from pokerroom.ledger import migrate

@@ -6,18 +6,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
-from sqlalchemy.engine import Engine
-from twisted.internet.address import IPv4Address, IPv6Address
-from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IListeningPort
-from twisted.python.failure import Failure
 
-from pokerroom.cli.database import db_option, opened, problem
-from pokerroom.ledger import migrate
-from pokerroom.ledger.db import ENV_VAR
+from pokerroom.cli.database import ENV_VAR, db_option, opened, problem
 from pokerroom.ledger.errors import LedgerError
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+    from twisted.internet.address import IPv4Address, IPv6Address
+    from twisted.internet.defer import Deferred
+    from twisted.internet.interfaces import IListeningPort
+    from twisted.python.failure import Failure
+
     from pokerroom.server.bots import BotReport
     from pokerroom.server.listeners import RoomListeners
     from pokerroom.server.reactor import IRoomReactor
@@ -106,6 +105,8 @@ def serve(
         )
     except ListenerError as exc:
         _refuse(str(exc))
+    from pokerroom.ledger import migrate
+
     try:
         engine = migrate.open_database(db_url, create=migrate.is_default_file(db_url))  # ARCH 9
     except LedgerError as exc:
@@ -123,7 +124,7 @@ def _refuse(message: str) -> NoReturn:
 
 def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
     """The host and port a TCP listener is bound to (IListeningPort only promises IAddress)."""
-    return cast(IPv4Address | IPv6Address, listening.getHost())
+    return cast("IPv4Address | IPv6Address", listening.getHost())
 
 
 def schedule_file(settings: RoomSettings) -> Path | None:
@@ -189,6 +190,7 @@ def run_server(
 ) -> int:
     """Start the reactor with a RoomService on the listeners `serve` bound (else it binds
     them); print the summary once ready; returns the exit status (2: a port is taken)."""
+    from pokerroom.ledger.migrate import url_for_humans
     from pokerroom.server.listeners import ListenerError
     from pokerroom.server.reactor import room_reactor
     from pokerroom.server.service import RoomService
@@ -200,7 +202,7 @@ def run_server(
     status = {"code": 0}
 
     def started(listening: IListeningPort) -> None:
-        for line in startup_summary(room, migrate.url_for_humans(engine)):
+        for line in startup_summary(room, url_for_humans(engine)):
             click.echo(line)
         address = _address(listening)
         click.echo(f"pokerroom listening on {address.host}:{address.port}", err=False)
@@ -418,6 +420,8 @@ def _run_demo(
     timeout: float,
 ) -> int:
     """Start the room, then the bots once it listens; the exit status of `_finish`."""
+    from twisted.internet.defer import Deferred
+
     from pokerroom.server.bots import BotSettings, run_bots
 
     finished: Deferred[BotReport] = Deferred()

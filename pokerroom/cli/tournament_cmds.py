@@ -13,12 +13,13 @@ import click
 
 from pokerroom.cli.database import opened
 from pokerroom.cli.output import money
-from pokerroom.table.bot_policy import POLICIES
-from tournaments.config import FORMATS
-from tournaments.templates import load_structures
 
 #: The temporary folder of a simulation without --db (removed at the end).
 TEMPORARY_PREFIX = "pokerroom-tournament-"
+#: tournaments.config.FORMATS and the names of pokerroom.table.bot_policy.POLICIES, written out
+#: so that `--help` imports neither (tests/test_cli_lazy.py keeps them equal).
+FORMATS = ("freezeout", "reentry", "rebuy")
+POLICIES = ("aggressive", "tight")
 
 
 @click.group("tournament")
@@ -42,7 +43,7 @@ def tournament() -> None:
 @click.option("--check-every", type=int, default=100, show_default=True, help="Chip audit.")
 @click.option(
     "--policy",
-    type=click.Choice(sorted(POLICIES)),
+    type=click.Choice(POLICIES),
     default="tight",
     show_default=True,
     help="How the bots play: tight (most hands folded) or aggressive (all-in often).",
@@ -63,6 +64,7 @@ def simulate_command(
     """
     from pokerroom.server.logs import configure_logging
     from tournaments.simulation import CURRENCY, simulate
+    from tournaments.templates import load_structures
 
     configure_logging("console", stream=sys.stderr, level="warning")
     if structure not in load_structures():
