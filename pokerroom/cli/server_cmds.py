@@ -313,8 +313,9 @@ def _finish(
     report: BotReport | None = None,
 ) -> int:
     """Run the reactor until the bots' Deferred fires (at most `deadline` seconds); print the
-    summary; the exit status: 0, or 1 after a protocol error, a leak, a failure or the
-    deadline (bots that leave early, busted, alone or at the time limit, are no error)."""
+    summary; the exit status: 0, or 1 after a protocol error, a leak, a failure, the deadline
+    or an interruption (bots that leave early, busted, alone or at the time limit, are no
+    error)."""
     outcome: dict[str, Any] = {}
 
     def stop(key: str, value: object) -> None:
@@ -328,6 +329,8 @@ def _finish(
         reactor.run()
     if timer.active():
         timer.cancel()
+    if not outcome:  # the reactor stopped by itself: Ctrl-C or SIGTERM
+        outcome["error"] = "interrupted"
     final: BotReport | None = outcome.get("report") or report
     if "error" in outcome:
         click.echo(f"bots: failed: {outcome['error']}", err=True)

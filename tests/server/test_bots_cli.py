@@ -147,4 +147,5 @@ def test_the_demo_removes_its_temporary_folder_after_ctrl_c(tmp_path: Path) -> N
         if demo.poll() is None:
             demo.kill()
             demo.wait()
+    assert demo.returncode == 1  # interrupted: not a clean run
     assert list((tmp_path / "tmp").iterdir()) == []
