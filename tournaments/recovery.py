@@ -321,6 +321,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
         )
         for e in busted
     ]
+    actor._batch = len(batches)  # the next knockouts are a batch after every stored one (T-5)
     runner = actor.payouts
     if record.prizes is not None:
         actor.prizes = record.prizes

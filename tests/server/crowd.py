@@ -50,6 +50,9 @@ class Crowd:
         self.results: dict[str, dict[str, Any]] = {}  # tournament -> tournament_results
         self.cancelled: dict[str, dict[str, dict[str, Any]]] = {}  # tid -> player -> message
         self.errors: list[dict[str, Any]] = []
+        #: tournament -> the table whose hand holds its one duel (a shove not yet over): a
+        #: second table never duels meanwhile, so knockouts come one hand at a time.
+        self.dueling: dict[str, str] = {}
 
     # ------------------------------------------------------------------ connections
 
@@ -151,6 +154,10 @@ class Crowd:
             return
         bot.frames.append(frame)
         table_id = frame.get("table_id")
+        if kind == "hand_ended" and isinstance(table_id, str):
+            tid = table_id.rpartition(".")[0]
+            if self.dueling.get(tid) == table_id:
+                del self.dueling[tid]
         if kind == "hand_started" and isinstance(table_id, str):
             tid, _, number = table_id.rpartition(".")
             bot.raised[table_id] = bot.called[table_id] = 0
@@ -196,9 +203,14 @@ class Crowd:
         mode = self.mode.get(tid, PASSIVE)
         shoved, called = bot.raised.get(table_id, 0), bot.called.get(table_id, 0)
         act: dict[str, Any] = {"action": "check" if actions["check"] else "fold"}
-        if mode == ALL_IN or (mode == DUEL and request["table"] == self.duel_table(tid)):
+        duel = mode == DUEL and request["table"] == self.duel_table(tid)
+        if duel and self.dueling.get(tid, table_id) != table_id:
+            duel = False  # another table's duel is not over yet
+        if mode == ALL_IN or duel:
             if not shoved and actions["max_raise_to"] is not None:
                 act = {"action": "raise", "amount": actions["max_raise_to"]}
+                if duel:
+                    self.dueling[tid] = table_id
             elif actions["call"] and (not shoved or mode == ALL_IN or not called):
                 act = {"action": "call"}  # the shove answered (or all in by calling)
         self.send(bot, "tournament_act", tournament_id=tid, **act)

@@ -394,9 +394,6 @@ def test_no_client_heard_a_result_the_killed_server_had_not_stored(crash: Run) -
     assert [e for e in crash.errors if e.get("code") != "not_in_hand"] == []
 
 
-@pytest.mark.xfail(
-    strict=False, reason="flaky under load: places after a resume can shift by one (being fixed)"
-)
 def test_the_phases_were_reached_before_the_kill(crash: Run) -> None:
     """The kill found each tournament where its phase says (a test that could not fail)."""
     for side in WINDOWS:
@@ -413,9 +410,6 @@ def test_the_phases_were_reached_before_the_kill(crash: Run) -> None:
     assert expected is not None and expected.phase == "not_started"
 
 
-@pytest.mark.xfail(
-    strict=False, reason="flaky under load: places after a resume can shift by one (being fixed)"
-)
 @pytest.mark.parametrize("phase", ALL_PHASES)
 def test_back_within_the_window_it_resumes_and_plays_to_the_end(crash: Run, phase: str) -> None:
     """T-18: resumed from the stored state (players at their stored seats with their stored
