@@ -1,0 +1,71 @@
+"""The lobby as the client knows it: table summaries and tournament summaries (§5, §9)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+VARIANTS = {"NT": "No-limit hold'em", "PO": "Pot-limit Omaha", "FT": "Fixed-limit hold'em"}
+
+
+def money(cents: int, currency: str | None = "USD") -> str:
+    """Cents as money for people: `$1.50`, `€20`; chips (no currency) as a plain number."""
+    if currency is None:
+        return f"{cents:,}"
+    sign = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency, currency + " ")
+    whole, part = divmod(abs(cents), 100)
+    text = f"{sign}{whole:,}" if part == 0 else f"{sign}{whole:,}.{part:02d}"
+    return "-" + text if cents < 0 else text
+
+
+@dataclass
+class LobbyModel:
+    """Cash tables by id and tournaments by id, as the lobby messages give them."""
+
+    tables: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tournaments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    variant_filter: str = ""  # "" for every game, else a variant code
+
+    def set_tables(self, summaries: list[dict[str, Any]]) -> None:
+        """The answer to `lobby_list`/`lobby_subscribe` (one page: merged in)."""
+        for summary in summaries:
+            self.tables[summary["table_id"]] = summary
+
+    def set_tournaments(self, summaries: list[dict[str, Any]]) -> None:
+        """The answer to `tournament_list`: the whole list."""
+        self.tournaments = {t["tournament_id"]: t for t in summaries}
+
+    def apply(self, event: dict[str, Any]) -> bool:
+        """Take a `lobby_update` or `tournament_lobby_update`; whether it was one."""
+        if event.get("type") == "lobby_update":
+            self.tables[event["table"]["table_id"]] = event["table"]
+            return True
+        if event.get("type") == "tournament_lobby_update":
+            summary = event["tournament"]
+            self.tournaments[summary["tournament_id"]] = summary
+            return True
+        return False
+
+    def cash_rows(self) -> list[dict[str, Any]]:
+        """The cash tables to show, by table id, filtered by game."""
+        rows = [self.tables[k] for k in sorted(self.tables)]
+        return [t for t in rows if not self.variant_filter or t["variant"] == self.variant_filter]
+
+    def tournament_rows(self) -> list[dict[str, Any]]:
+        """The tournaments to show: registering first, then running, then the rest."""
+        order = {"registering": 0, "running": 1}
+        return sorted(
+            self.tournaments.values(),
+            key=lambda t: (order.get(t["status"], 2), t.get("starts_at_ms") or 0, t["name"]),
+        )
+
+
+def stakes(summary: dict[str, Any]) -> str:
+    """A table summary's blinds as money: `$0.01/$0.02`."""
+    currency = summary.get("currency")
+    return f"{money(summary['small_blind'], currency)}/{money(summary['big_blind'], currency)}"
+
+
+def tournament_bounty(summary: dict[str, Any]) -> str:
+    """The bounty format of a tournament summary, or "" (T-14)."""
+    return str(summary.get("bounty_format") or "")

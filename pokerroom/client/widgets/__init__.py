@@ -1,0 +1,1 @@
+"""The client's windows and widgets, one per module."""

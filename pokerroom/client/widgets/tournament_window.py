@@ -1,0 +1,152 @@
+"""A tournament: level, blinds, next break, players left, prize pool and payouts, our table,
+results, and a deal proposal to accept or reject (T-6, T-11, T-13)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from pokerroom.client.lobby_model import money
+from pokerroom.client.tournament_model import TournamentModel
+
+
+def seconds(value: object) -> str:
+    """A duration in seconds as m:ss, or — when unknown."""
+    if not isinstance(value, int | float):
+        return "—"
+    whole = int(value)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class TournamentWindow(QWidget):
+    """Shows a `TournamentModel`; the app calls `refresh` after each tournament message."""
+
+    show_table = Signal(str)
+    ask_deal = Signal(str)
+    answer_deal = Signal(str, str, bool)  # tournament id, deal id, accept
+
+    def __init__(self, model: TournamentModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.setWindowTitle(f"{model.name} — pokerroom")
+        self.fields: dict[str, QLabel] = {}
+        form = QFormLayout()
+        for key, label in (
+            ("status", "Status"),
+            ("level", "Level"),
+            ("blinds", "Blinds"),
+            ("next_level", "Next level in"),
+            ("next_break", "Next break in"),
+            ("players", "Players left"),
+            ("average", "Average stack"),
+            ("pool", "Prize pool"),
+            ("bounties", "Bounties"),
+            ("table", "Your table"),
+        ):
+            self.fields[key] = QLabel("—")
+            form.addRow(label, self.fields[key])
+        self.payouts = QListWidget()
+        self.table_button = QPushButton("Show my table")
+        self.deal_button = QPushButton("Ask for a deal")
+        self.deal_box = QGroupBox("Deal proposal")
+        self.deal_text = QLabel("")
+        self.deal_text.setWordWrap(True)
+        self.accept_button = QPushButton("Accept deal")
+        self.reject_button = QPushButton("Reject deal")
+        deal_buttons = QHBoxLayout()
+        deal_buttons.addWidget(self.accept_button)
+        deal_buttons.addWidget(self.reject_button)
+        deal_layout = QVBoxLayout(self.deal_box)
+        deal_layout.addWidget(self.deal_text)
+        deal_layout.addLayout(deal_buttons)
+        self.log = QListWidget()
+        left = QVBoxLayout()
+        left.addLayout(form)
+        left.addWidget(self.table_button)
+        left.addWidget(self.deal_button)
+        left.addWidget(self.deal_box)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("<b>Payouts</b>"))
+        right.addWidget(self.payouts, 1)
+        right.addWidget(QLabel("<b>News</b>"))
+        right.addWidget(self.log, 1)
+        layout = QHBoxLayout(self)
+        layout.addLayout(left, 1)
+        layout.addLayout(right, 1)
+        self.resize(760, 520)
+        self.table_button.clicked.connect(self._show_table)
+        self.deal_button.clicked.connect(lambda: self.ask_deal.emit(self.model.tournament_id))
+        self.accept_button.clicked.connect(lambda: self._answer(True))
+        self.reject_button.clicked.connect(lambda: self._answer(False))
+        self.refresh()
+
+    def _show_table(self) -> None:
+        if self.model.table is not None:
+            self.show_table.emit(self.model.table)
+
+    def _answer(self, accept: bool) -> None:
+        deal = self.model.deal
+        if deal is not None:
+            self.answer_deal.emit(self.model.tournament_id, str(deal["deal_id"]), accept)
+            self.accept_button.setEnabled(False)
+            self.reject_button.setEnabled(False)
+
+    def refresh(self) -> None:
+        """Show the model as it is now."""
+        model, status = self.model, self.model.status
+        self.setWindowTitle(f"{model.name} — pokerroom")
+        f = self.fields
+        f["status"].setText(str(status.get("status") or model.summary.get("status") or "—"))
+        f["level"].setText(str(status.get("level", "—")))
+        if "big_blind" in status:
+            ante = f" ante {status['ante']}" if status.get("ante") else ""
+            f["blinds"].setText(f"{status['small_blind']}/{status['big_blind']}{ante}")
+        f["next_level"].setText(seconds(status.get("next_level_in")))
+        f["next_break"].setText(
+            "on break" if status.get("on_break") else seconds(status.get("next_break_in"))
+        )
+        if "players_left" in status:
+            f["players"].setText(f"{status['players_left']} of {status['entries']}")
+            f["average"].setText(f"{status['average_stack']:,}")
+            f["pool"].setText(money(status["prize_pool"]))
+        if status.get("bounty_format"):
+            f["bounties"].setText(
+                f"{status['bounty_format']}: {money(status.get('bounties_in_play', 0))} in play"
+            )
+        f["table"].setText(model.table or "—")
+        self.table_button.setEnabled(model.table is not None)
+        self.payouts.clear()
+        for place, amount in model.payouts():
+            self.payouts.addItem(f"{place}. {money(amount)}")
+        if model.results is not None:
+            for place in model.results["results"]:
+                self.payouts.addItem(
+                    f"{place['place']}. {place['player']} — {money(place['prize'])}"
+                )
+        deal = model.deal
+        self.deal_box.setVisible(deal is not None)
+        if deal is not None:
+            lines = [
+                f"{fig['player']}: {money(fig['amount'])} ({fig['chips']:,} chips)"
+                for fig in deal["figures"]
+            ]
+            lines.append(f"left to play for: {money(deal['left_to_play_for'])} ({deal['kind']})")
+            self.deal_text.setText("\n".join(lines))
+            open_ = model.me in [fig["player"] for fig in deal["figures"]]
+            self.accept_button.setEnabled(open_ and self.accept_button.isEnabled())
+            self.reject_button.setEnabled(open_ and self.reject_button.isEnabled())
+        else:
+            self.accept_button.setEnabled(True)
+            self.reject_button.setEnabled(True)
+        self.log.clear()
+        self.log.addItems(model.log[-50:])

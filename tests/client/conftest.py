@@ -1,0 +1,112 @@
+"""The client's tests: Qt offscreen, and a real `pokerroom serve` for the end-to-end ones."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pokerroom.ledger import make_engine, upgrade
+from tests.serving import listening_line
+
+CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
+
+#: Deposits on (`[dev] allow_deposit`), cheap password hashes, short pauses between hands.
+ROOM = """
+[server]
+host = "127.0.0.1"
+log_format = "json"
+[accounts]
+time_cost = 1
+memory_kib = 8
+[dev]
+allow_deposit = true
+[tables.nl-duel]
+variant = "NT"
+max_seats = 6
+small_blind = 1
+big_blind = 2
+min_buy_in = 40
+max_buy_in = 200
+between_hands_seconds = 0.2
+[tables.nl-other]
+variant = "NT"
+max_seats = 9
+small_blind = 5
+big_blind = 10
+min_buy_in = 200
+max_buy_in = 1000
+[tables.plo-small]
+variant = "PO"
+small_blind = 5
+big_blind = 10
+min_buy_in = 200
+max_buy_in = 1000
+[tournaments]
+schedule = "{schedule}"
+"""
+
+#: A 2-player sit-and-go with short stacks: all-in hands end it quickly.
+SCHEDULE = """
+[[structure]]
+name = "shove"
+starting_stack = 200
+level_minutes = 5
+levels = [[10, 20], [20, 40], [50, 100]]
+
+[[sit_and_go]]
+name = "duel-sng"
+structure = "shove"
+buy_in = 500
+fee = 50
+players = 2
+between_hands_seconds = 0.2
+"""
+
+
+@dataclass
+class Room:
+    """A running `pokerroom serve` on loopback."""
+
+    port: int
+    process: subprocess.Popen[str]
+    log: Path
+
+
+def start_room(folder: Path) -> Room:
+    """`pokerroom serve --port 0 --admin-endpoint none` on a migrated temp SQLite file."""
+    url = f"sqlite:///{folder / 'room.sqlite'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    (folder / "schedule.toml").write_text(SCHEDULE)
+    (folder / "room.toml").write_text(ROOM.format(schedule=folder / "schedule.toml"))
+    args = ["serve", "--db", url, "--port", "0", "--admin-endpoint", "none",
+            "--config", str(folder / "room.toml")]  # fmt: skip
+    log = folder / "server.log"
+    with log.open("a") as err:
+        proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=err, text=True)
+    assert proc.stdout is not None
+    line = listening_line(proc.stdout)
+    assert "listening on" in line, line + log.read_text()[-3000:]
+    return Room(port=int(line.rsplit(":", 1)[1]), process=proc, log=log)
+
+
+@pytest.fixture
+def room(tmp_path: Path) -> Iterator[Room]:
+    """A room process for one test, stopped after it."""
+    served = start_room(tmp_path)
+    try:
+        yield served
+    finally:
+        if served.process.poll() is None:
+            served.process.terminate()
+        served.process.wait(timeout=20)
