@@ -1,0 +1,1 @@
+"""Casino tables (docs/CASINO_RULES.md): the pure core in `core/`, settings in `settings.py`."""
