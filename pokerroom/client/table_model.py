@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pokerroom.client.lobby_model import money
+
 #: The chat lines and hand-log lines kept per table (older ones are dropped).
 HISTORY = 200
 
@@ -121,6 +123,10 @@ class TableModel:
     def pot(self) -> int:
         """Every chip put in this hand, the bets of the running street included."""
         return self.collected + sum(s.bet for s in self.seats.values())
+
+    def money(self, amount: int) -> str:
+        """An amount as money at a cash table, as chips at a tournament table."""
+        return money(amount, self.currency)
 
     def name_of(self, seat: int) -> str:
         """The player at a seat, or `seat N`."""
@@ -271,7 +277,7 @@ class TableModel:
             held.bet += amount
         held.stack -= amount
         held.last_action = f"posts {event['kind']}"
-        self._log(f"{held.player} posts {event['kind']} {amount}")
+        self._log(f"{held.player} posts {event['kind']} {self.money(amount)}")
 
     def _on_hole_cards(self, event: dict[str, Any]) -> None:
         if (mine := self.my_seat) is not None:
@@ -315,7 +321,7 @@ class TableModel:
         held.stack -= added
         if action == "fold":
             held.folded = True
-        shown = action if amount is None else f"{action} {amount}"
+        shown = action if amount is None else f"{action} {self.money(amount)}"
         if event.get("all_in"):
             shown += " (all-in)"
         held.last_action = shown
@@ -344,7 +350,7 @@ class TableModel:
         held.bet -= from_bet
         self.collected -= amount - from_bet
         held.stack += amount
-        self._log(f"{held.player} takes back {amount}")
+        self._log(f"{held.player} takes back {self.money(amount)}")
 
     def _on_hand_shown(self, event: dict[str, Any]) -> None:
         if (held := self.seats.get(event["seat"])) is not None:
@@ -362,7 +368,7 @@ class TableModel:
         for share in event["shares"]:
             if (held := self.seats.get(share["seat"])) is not None:
                 held.stack += share["amount"]
-                names.append(f"{held.player} {share['amount']}")
+                names.append(f"{held.player} {self.money(share['amount'])}")
         label = "main pot" if event["pot"] == 0 else f"side pot {event['pot']}"
         line = f"{label}: {', '.join(names)}"
         self.results.append(line)

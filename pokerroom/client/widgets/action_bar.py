@@ -20,6 +20,8 @@ from pokerroom.client.table_model import Clock, TableModel
 
 #: Keys (docs/CLIENT.md): F fold, C check/call, R bet/raise, 1-4 presets, Up/Down a big blind.
 PRESET_KEYS = ("1", "2", "3", "4")
+#: The clock bar's longest span (a turn is never longer; the bar is a QProgressBar of int).
+CLOCK_MAX_MS = 600_000
 
 
 class ActionBar(QWidget):
@@ -116,10 +118,12 @@ class ActionBar(QWidget):
                 widget.setRange(legal.min_raise_to, legal.max_raise_to)
                 widget.setValue(legal.min_raise_to)
                 widget.blockSignals(False)
+            self.amount.setSuffix(" ¢" if model is not None and model.currency else "")
             big_blind = model.blinds[1] if model is not None else 1
             self.slider.setPageStep(max(1, big_blind))
             self.amount.setSingleStep(max(1, big_blind))
         self._label_raise()
+        self.clock_bar.setMaximum(1)  # grows to the first value of this turn
         if turn is None:
             self.show_clock(None)
 
@@ -136,9 +140,9 @@ class ActionBar(QWidget):
             )
         else:
             self.clock_label.setText(f"Time bank: {clock.timebank_ms / 1000:.1f} s left")
-        total = clock.action_ms or clock.timebank_ms
-        self.clock_bar.setMaximum(max(self.clock_bar.maximum(), total, 1))
-        self.clock_bar.setValue(total)
+        left = min(clock.action_ms or clock.timebank_ms, CLOCK_MAX_MS)
+        self.clock_bar.setMaximum(max(self.clock_bar.maximum(), left, 1))
+        self.clock_bar.setValue(left)
 
     def use_preset(self, name: str) -> None:
         """Set the amount to a preset size (⅓ pot, ½ pot, pot, all-in)."""

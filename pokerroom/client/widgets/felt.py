@@ -124,7 +124,7 @@ class TableFelt(QWidget):
             small = 0.75 if len(cards) > 2 else 1.0
             cw, ch = CARD_W * small, CARD_H * small
             width = len(cards) * (cw + 3) - 3
-            y = box.top() - ch + 8 if unit.y() <= 0.2 else box.bottom() - 8
+            y = box.top() - ch - 2 if unit.y() <= 0.2 else box.bottom() + 2
             for i, card in enumerate(cards):
                 paint_card(painter, QRectF(centre.x() - width / 2 + i * (cw + 3), y, cw, ch), card)
         acting = model.actor == held.seat and not model.hand_over
@@ -164,7 +164,7 @@ class TableFelt(QWidget):
                 f"{left / 1000:.0f} s",
             )
         if held.bet:
-            spot = QPointF(centre.x() + unit.x() * 95, centre.y() + unit.y() * 78)
+            spot = QPointF(centre.x() + unit.x() * 96, centre.y() + unit.y() * 105)
             painter.setBrush(QBrush(QColor("#e8c547")))
             painter.setPen(QPen(QColor("#8a6d12"), 1))
             painter.drawEllipse(spot, 7, 7)
@@ -178,8 +178,13 @@ class TableFelt(QWidget):
                 self.amount(held.bet),
             )
         if model.button == held.seat:
-            paint_button(
-                painter,
-                QPointF(centre.x() + unit.x() * 40 + BOX_W / 2 * 0.8, centre.y() + unit.y() * 40),
-                11,
+            # just outside the box, toward the middle and turned aside from the bet
+            turn = math.radians(40)
+            side = QPointF(
+                unit.x() * math.cos(turn) - unit.y() * math.sin(turn),
+                unit.x() * math.sin(turn) + unit.y() * math.cos(turn),
             )
+            spot = QPointF(
+                centre.x() + side.x() * (BOX_W / 2 + 16), centre.y() + side.y() * (BOX_H / 2 + 16)
+            )
+            paint_button(painter, spot, 11)

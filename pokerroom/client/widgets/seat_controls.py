@@ -21,6 +21,7 @@ class SeatControls(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.amount = QSpinBox()
+        self.amount.setToolTip("the buy-in, or the stack a top-up brings you to")
         self.amount.setMinimumWidth(110)
         self.wait_bb = QCheckBox("Wait for big blind")
         self.sit_button = QPushButton("Sit down")
@@ -62,7 +63,7 @@ class SeatControls(QWidget):
             self.amount.setRange(model.buy_in[0], model.buy_in[1])
             self.amount.setValue(model.buy_in[1])
             self.amount.setSingleStep(max(1, model.blinds[1]))
-            self.amount.setPrefix("")
+            self.amount.setSuffix(" ¢" if model.currency else " chips")
             low, high = (money(v, model.currency) for v in model.buy_in)
             self.amount.setToolTip(f"buy-in {low} – {high} (cents)")
         self.amount.setVisible(cash)
