@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from pokerroom.client.lobby_model import LobbyModel
-from pokerroom.client.net import ClientSession
+from pokerroom.client.net import ClientSession, now_ms
 from pokerroom.client.table_model import TableModel
 from pokerroom.client.tournament_model import TournamentModel
 from pokerroom.client.widgets.lobby_window import LobbyWindow
@@ -135,7 +134,7 @@ def tournament() -> TournamentWindow:
     model = TournamentModel(tournament_id="sng-9-turbo-1", me="ann")
     model.summary = _tournament("sng-9-turbo", "sit_and_go", "running")
     base = {"tournament_id": "sng-9-turbo-1"}
-    for event in [
+    events: list[dict[str, Any]] = [
         {"type": "tournament_status", **base, "status": "running", "starts_at_ms": None,
          "level": 7, "small_blind": 100, "big_blind": 200, "ante": 25, "level_seconds": 300,
          "next_level_in": 174, "on_break": False, "next_break_in": 1374, "players_left": 3,
@@ -150,7 +149,8 @@ def tournament() -> TournamentWindow:
                      {"player": "bob", "chips": 4100, "amount": 1341},
                      {"player": "cleo", "chips": 2200, "amount": 1011}],
          "left_to_play_for": 100, "rounding": 0, "deadline_ms": NOW_MS + 60_000},
-    ]:  # fmt: skip
+    ]  # fmt: skip
+    for event in events:
         model.apply(event)
     window = TournamentWindow(model)
     window.refresh()
@@ -163,7 +163,7 @@ def render(folder: Path) -> list[Path]:
     application = QApplication.instance() or QApplication([sys.argv[0]])
     folder.mkdir(parents=True, exist_ok=True)
     session = ClientSession()
-    session.clock_offset_ms = NOW_MS - _local_now()
+    session.clock_offset_ms = NOW_MS - now_ms()
     windows: dict[str, QWidget] = {
         "lobby": lobby(),
         "table": table(session),
@@ -187,19 +187,12 @@ def render(folder: Path) -> list[Path]:
     return written
 
 
-def _local_now() -> int:
-    from pokerroom.client.net import now_ms
-
-    return now_ms()
-
-
 def main(argv: list[str] | None = None) -> int:
     """`python -m pokerroom.client.screenshots [DIR]` (default docs/client)."""
     args = argv if argv is not None else sys.argv[1:]
     folder = Path(args[0]) if args else Path("docs/client")
     for path in render(folder):
         print(path)
-    QSettings()  # nothing is stored: the windows here read no settings
     return 0
 
 

@@ -39,6 +39,8 @@ class TournamentWindow(QWidget):
         self.model = model
         self.setWindowTitle(f"{model.name} — pokerroom")
         self.fields: dict[str, QLabel] = {}
+        self.title = QLabel("")
+        self.title.setStyleSheet("font-size:18px;font-weight:bold")
         form = QFormLayout()
         for key, label in (
             ("status", "Status"),
@@ -70,6 +72,7 @@ class TournamentWindow(QWidget):
         deal_layout.addLayout(deal_buttons)
         self.log = QListWidget()
         left = QVBoxLayout()
+        left.addWidget(self.title)
         left.addLayout(form)
         left.addWidget(self.table_button)
         left.addWidget(self.deal_button)
@@ -105,6 +108,12 @@ class TournamentWindow(QWidget):
         """Show the model as it is now."""
         model, status = self.model, self.model.status
         self.setWindowTitle(f"{model.name} — pokerroom")
+        summary = model.summary
+        title = model.name
+        if "buy_in" in summary:
+            kind = "Sit & Go" if summary.get("kind") == "sit_and_go" else "MTT"
+            title += f"  ·  {kind}  ·  {money(summary['buy_in'])} + {money(summary['fee'])}"
+        self.title.setText(title)
         f = self.fields
         f["status"].setText(str(status.get("status") or model.summary.get("status") or "—"))
         f["level"].setText(str(status.get("level", "—")))
