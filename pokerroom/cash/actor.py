@@ -101,6 +101,7 @@ class TableActor:
         self._next_hand: IDelayedCall | None = None
         self._closed = False
         self._hand_id = ""
+        self._started_ms = 0
         self.roster = Roster(
             config,
             clock=clock,
@@ -386,6 +387,7 @@ class TableActor:
         self.phase = STARTING
         self.start_stacks = {seats[n].player_id: seats[n].stack for n in plan.order}
         now_ms, stacks, rows = self._now_ms(), self.start_stacks, self.roster.seat_rows()
+        self._started_ms = now_ms  # the history's start time
         self.pause.run(  # retried with these same values until the database takes them
             "start_hand",
             lambda: self.store.start_hand(hand_id, cfg.table_id, number, now_ms, stacks, rows),
@@ -460,8 +462,9 @@ class TableActor:
         rake_by_player = {p: r for p, r in zip(players, ended.rake_by_player, strict=True) if r}
         self.log.info("hand_ended", rake=ended.rake, deltas=deltas)
         fields = hand_history(
-            hand, self.hand_seq, self._hand_id, self.config, self.driver.order, players
-        )
+            hand, self.hand_seq, self._hand_id, self.config, self.driver.order, players,
+            plan=self.plan, started_at_ms=self._started_ms,
+        )  # fmt: skip
         settle = partial(
             self.store.settle_hand,
             self._hand_id,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from twisted.internet.defer import Deferred
 
 from pokerroom.cash import histories, memory, store
+from pokerroom.cash.histories import PHH
 from pokerroom.cash.memory import Admission, CashOut
 from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow
 from pokerroom.ledger.kinds import TransferKind
@@ -115,10 +116,14 @@ class HandStore:
         table_id: str | None = None,
         limit: int = 20,
         before: str | None = None,
+        fmt: str = PHH,
     ) -> Deferred[list[tuple[str, str]]]:
         """A page of the player's finished hands older than the cursor `before`, newest first:
-        up to `limit` + 1 (cursor, PHH text) pairs, others' hidden cards masked (C-15)."""
-        return self.ledger.read(histories.player_history_page, player_id, table_id, limit, before)
+        up to `limit` + 1 (cursor, text) pairs in PHH or PokerStars text (`fmt`), others'
+        hidden cards left out (C-15); a hand that cannot be written in `fmt` has text ""."""
+        return self.ledger.read(
+            histories.player_history_page, player_id, table_id, limit, before, fmt
+        )
 
     def cash_out(
         self,

@@ -7,6 +7,7 @@ the other players' hole cards masked as `??` unless those cards were shown down.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -15,10 +16,16 @@ from sqlalchemy.engine import Connection, Engine
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.store import cash_hand_histories, cash_hand_players
 from pokerroom.engine import Hand
+from pokerroom.engine.errors import EngineError
 from pokerroom.engine.phh import dumps, history_fields
+from pokerroom.engine.pokerstars import format_hand
 from pokerroom.ledger.db import read
+from pokerroom.table.positions import HandPlan
 
 MAX_LIMIT = 100
+#: The formats a history is read in: PHH (TOML) and PokerStars-style text for trackers.
+PHH, POKERSTARS = "phh", "pokerstars"
+FORMATS = (PHH, POKERSTARS)
 
 
 def hand_history(
@@ -28,8 +35,29 @@ def hand_history(
     config: CashTableConfig,
     seats: Sequence[int],
     players: Sequence[str],
+    *,
+    plan: HandPlan | None = None,
+    started_at_ms: int | None = None,
 ) -> dict[str, Any]:
-    """The PHH fields of a finished hand at a cash table (seats are 1-based in PHH)."""
+    """The PHH fields of a finished hand at a cash table (seats are 1-based in PHH), with what
+    a PokerStars-style history needs beside them (`pokerroom.engine.pokerstars`): the button,
+    the stakes, the C-2/C-4 posts, the C-11 rake terms and the start time."""
+    cfg = hand.config
+    extra: dict[str, Any] = {
+        "_small_blind": config.small_blind,
+        "_big_blind": config.big_blind,
+        "_rake_bps": cfg.rake_bps,
+        "_rake_cap": cfg.rake_cap,
+        "_rake_without_flop": cfg.rake_without_flop,
+    }
+    if plan is not None:
+        extra["_button"] = plan.button + 1
+    if cfg.live_posts:
+        extra["_live_posts"] = list(cfg.live_posts)
+    if cfg.dead_posts:
+        extra["_dead_posts"] = list(cfg.dead_posts)
+    if started_at_ms is not None:
+        extra["_started_at_ms"] = started_at_ms
     return history_fields(
         hand,
         number,
@@ -39,6 +67,7 @@ def hand_history(
         currency=config.currency,
         _table_id=config.table_id,
         _hand_id=hand_id,
+        **extra,
     )
 
 
@@ -97,16 +126,26 @@ def parse_history_cursor(cursor: str) -> tuple[int, str]:
     return int(ended), hand_id
 
 
+def player_text(fields: Mapping[str, Any], player_id: str, fmt: str, ended_at_ms: int) -> str:
+    """One stored hand as `player_id` may read it (C-15), in PHH or PokerStars text."""
+    if fmt == POKERSTARS:
+        return format_hand(fields, viewer=player_id, started_at_ms=ended_at_ms)
+    return dumps(masked_for(fields, player_id))
+
+
 def player_history_page(
     engine: Engine,
     player_id: str,
     table_id: str | None = None,
     limit: int = 20,
     before: str | None = None,
+    fmt: str = PHH,
 ) -> list[tuple[str, str]]:
     """Up to `limit` + 1 of the player's settled hands older than the cursor `before`, newest
-    first, as (cursor, PHH text) with others' hidden cards masked (C-15). One row more than
-    asked tells the caller whether older hands remain."""
+    first, as (cursor, text) with others' hidden cards left out (C-15): PHH text, or
+    PokerStars text for `fmt` "pokerstars" (a hand whose record cannot be written so is left
+    out, its cursor kept). One row more than asked tells the caller whether older hands
+    remain."""
     limit = max(1, min(int(limit), MAX_LIMIT))
     hp = cash_hand_players
     query = (
@@ -131,9 +170,62 @@ def player_history_page(
         return [
             (
                 history_cursor(row.ended_at_ms, row.hand_id),
-                dumps(masked_for(row.history, player_id)),
+                _text_or_empty(row.history, player_id, fmt, row.ended_at_ms),
             )
             for row in conn.execute(query)
         ]
 
     return read(engine, work)
+
+
+def _text_or_empty(fields: Mapping[str, Any], player_id: str, fmt: str, ended_at_ms: int) -> str:
+    """The hand's text, or "" when its record cannot be written in `fmt` (the caller drops it)."""
+    try:
+        return player_text(fields, player_id, fmt, ended_at_ms)
+    except EngineError:
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredHand:
+    """One settled hand's record as the export reads it."""
+
+    hand_id: str
+    table_id: str
+    ended_at_ms: int
+    fields: Mapping[str, Any]
+
+
+def stored_hands(
+    conn: Connection,
+    *,
+    player_id: str | None = None,
+    table_id: str | None = None,
+    since_ms: int | None = None,
+) -> list[StoredHand]:
+    """Settled hands, oldest first: every hand, or those `player_id` played; at one table;
+    ended at or after `since_ms`."""
+    h = cash_hand_histories
+    query = sa.select(h.c.hand_id, h.c.table_id, h.c.ended_at_ms, h.c.history)
+    if player_id is not None:
+        hp = cash_hand_players
+        query = query.join(hp, hp.c.hand_id == h.c.hand_id).where(hp.c.player_id == player_id)
+    if table_id is not None:
+        query = query.where(h.c.table_id == table_id)
+    if since_ms is not None:
+        query = query.where(h.c.ended_at_ms >= since_ms)
+    query = query.order_by(h.c.ended_at_ms, h.c.hand_id)
+    return [
+        StoredHand(row.hand_id, row.table_id, row.ended_at_ms, row.history)
+        for row in conn.execute(query)
+    ]
+
+
+def export_text(hand: StoredHand, fmt: str, player_id: str | None) -> str:
+    """A hand for the staff export: a player's view with `player_id` (their cards and the
+    shown ones, C-15), else every hole card dealt (an audit)."""
+    if player_id is not None:
+        return player_text(hand.fields, player_id, fmt, hand.ended_at_ms)
+    if fmt == POKERSTARS:
+        return format_hand(hand.fields, every_card=True, started_at_ms=hand.ended_at_ms)
+    return dumps(dict(hand.fields))

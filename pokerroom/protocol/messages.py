@@ -352,7 +352,8 @@ class Deposit(Message):
 
 
 class HandHistories(Message):
-    """The player's own finished hands as PHH text, newest first, a page at a time.
+    """The player's own finished hands as PHH text, or PokerStars-style text for trackers
+    (`format` "pokerstars"), newest first, a page at a time; C-15 either way.
 
     `ok` {hands: [...], truncated, next}: a page holds at most `limit` hands and stays small
     (about 16 KiB); `next` is the cursor to pass as `before` for the older hands, or null."""
@@ -367,6 +368,13 @@ class HandHistories(Message):
             "the `next` of the previous page: only older hands",
             False,
             f.pattern(f.HISTORY_CURSOR_RE, 100),
+        ),
+        Field(
+            "format",
+            "string",
+            '"phh" (default) or "pokerstars"',
+            False,
+            f.choice(("phh", "pokerstars")),
         ),
     )
 

@@ -57,10 +57,11 @@ log = structlog.get_logger("pokerroom.lobby")
 Result: TypeAlias = "dict[str, Any] | WireObject"
 #: What a request handler returns: the `ok` result at once, or a Deferred that fires with it.
 Answer: TypeAlias = "Result | Deferred[Result]"
-#: Where hand histories come from: (player, table_id or None, limit, before cursor or None)
-#: -> up to limit + 1 (cursor, PHH text) pairs, newest first (HandStore.history_page).
+#: Where hand histories come from: (player, table_id or None, limit, before cursor or None,
+#: format) -> up to limit + 1 (cursor, text) pairs, newest first, text "" for a hand that
+#: cannot be written in that format (HandStore.history_page).
 Histories: TypeAlias = (
-    "Callable[[str, str | None, int, str | None], Deferred[list[tuple[str, str]]]]"
+    "Callable[[str, str | None, int, str | None, str], Deferred[list[tuple[str, str]]]]"
 )
 
 DEFAULT_TABLE_CAPS = {"desktop": 8, "mobile": 4, "web": 4}  # C-1
@@ -90,19 +91,23 @@ def page_histories(rows: list[tuple[str, str]], limit: int) -> dict[str, Any]:
     `truncated` if the byte budget left out hands of this page; `next` is the cursor for the
     older hands (`before` of the next request), or None when there are none.
     """
-    kept: list[tuple[str, str]] = []
-    used = 0
+    kept: list[str] = []
+    used = taken = 0
+    last: str | None = None
     for cursor, text in rows[:limit]:
         size = len(text.encode("utf-8")) + 64  # JSON escaping and separators, generously
         if kept and used + size > HISTORY_PAGE_BYTES:
             break
-        kept.append((cursor, text))
-        used += size
-    more = len(rows) > len(kept)
+        taken += 1
+        last = cursor
+        if text:  # "" is a hand that cannot be written in the format asked: left out
+            kept.append(text)
+            used += size
+    more = len(rows) > taken
     return {
-        "hands": [text for _, text in kept],
-        "truncated": len(kept) < min(limit, len(rows)),
-        "next": kept[-1][0] if more and kept else None,
+        "hands": kept,
+        "truncated": taken < min(limit, len(rows)),
+        "next": last if more else None,
     }
 
 
@@ -411,12 +416,14 @@ class Lobby:
         table_id: str | None = None,
         limit: int = 20,
         before: str | None = None,
+        format: str = "phh",  # the protocol's field name
     ) -> Deferred[HistoryPage]:
         if self.histories is None:
             raise ProtocolError(errors.UNAVAILABLE, "hand histories are not served yet")
         histories = self.histories
         d = self.reads.run(
-            player.name, lambda: maybeDeferred(histories, player.name, table_id, limit, before)
+            player.name,
+            lambda: maybeDeferred(histories, player.name, table_id, limit, before, format),
         )
         return d.addCallback(lambda rows: HistoryPage(**page_histories(rows, limit)))
 
