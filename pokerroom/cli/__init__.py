@@ -21,6 +21,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Staff commands on the running room (docs/ADMIN.md).",
     ),
     "bots": ("pokerroom.cli.server_cmds:bots", "Bot clients over the real protocol."),
+    "casino": (
+        "pokerroom.cli.casino_cmds:casino",
+        "Casino tables: simulate rounds through the pure core.",
+    ),
     "check-config": (
         "pokerroom.cli.config_cmds:check_config",
         "Check a room config and its schedule: what they define, or one line per problem.",

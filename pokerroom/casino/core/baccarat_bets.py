@@ -8,7 +8,7 @@ banker_pair, small, big (B-14), super6 (B-12, Super 6 tables), fortune6 (B-15, w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from pokerroom.casino.core import errors, tables
@@ -45,6 +45,13 @@ class BaccaratRules:
     big_small_rounds: int = 35  # B-14: Big/Small open only in the first N rounds of a shoe
     fortune6: bool = False  # B-15
     limits: Limits = NO_LIMITS
+    #: The pay table as (numerator, denominator) pairs, computed once (settle's fast path).
+    ratios: Mapping[str, tuple[int, int]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pays = self.pays or {}
+        ratios = {key: (odds.numerator, odds.denominator) for key, odds in pays.items()}
+        object.__setattr__(self, "ratios", ratios)
 
     def pay(self, key: str) -> Fraction:
         """The odds of one pay line; `unknown_spot` if the table has none."""
@@ -141,21 +148,22 @@ def settle(
     max_win: int | None = None,
 ) -> Settlement:
     """Settle every bet of a coup (B-10 … B-17), rounding down (K-16), capped per player (K-12)."""
-    pays = rules.pays or {}
+    ratios = rules.ratios
     lines: list[BetLine] = []
+    append = lines.append
     for bet in bets:
         result, pay_line = spot_result(bet.spot, outcome, rules)
         stake = bet.stake
         if result == WIN:
-            odds = pays.get(pay_line)
-            if odds is None:
+            ratio = ratios.get(pay_line)
+            if ratio is None:
                 raise errors.CasinoError(errors.UNKNOWN_SPOT, f"no {pay_line!r} on this table")
-            returned = stake + stake * odds.numerator // odds.denominator
+            returned = stake + stake * ratio[0] // ratio[1]
         elif result == PUSH:
             returned = stake
         elif result == HALF:
             returned = stake // 2
         else:
             returned = 0
-        lines.append(BetLine(bet.player, bet.spot, stake, result, returned))
+        append(BetLine(bet.player, bet.spot, stake, result, returned))
     return settlement(lines, max_win)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from pokerroom.casino.core import errors
 from pokerroom.casino.core.money import half_split, winnings
@@ -31,9 +32,11 @@ class Bet:
     stake: int
 
 
-@dataclass(frozen=True, slots=True)
-class BetLine:
-    """How one bet settled: `result` (win, lose, push, half) and `returned` (stake included)."""
+class BetLine(NamedTuple):
+    """How one bet settled: `result` (win, lose, push, half) and `returned` (stake included).
+
+    A named tuple (immutable, and cheap to build: a baccarat round makes one per bet).
+    """
 
     player: str
     spot: str
@@ -47,8 +50,7 @@ class BetLine:
         return self.returned - self.stake
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerTotal:
+class PlayerTotal(NamedTuple):
     """One player's round (L-3): stakes, what the lines return, the cap's cut, jackpot, net."""
 
     player: str
@@ -73,8 +75,7 @@ class PlayerTotal:
         return max(0, self.net)
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     """A settled round: a line per bet, a total per player (in order of first bet)."""
 
     lines: tuple[BetLine, ...]
@@ -130,19 +131,26 @@ def settlement(
     jackpots: Mapping[str, int] | None = None,
 ) -> Settlement:
     """Group lines by player, apply the cap per player after all bets (L-4, K-12)."""
-    by_player: dict[str, list[BetLine]] = {}
+    sums: dict[str, list[int]] = {}  # player -> [staked, returned, won]
     for item in lines:
-        by_player.setdefault(item.player, []).append(item)
+        player, _, stake, _, returned = item
+        found = sums.get(player)
+        if found is None:
+            found = sums[player] = [0, 0, 0]
+        found[0] += stake
+        found[1] += returned
+        if returned > stake:
+            found[2] += returned - stake
     prizes = jackpots or {}
     totals = tuple(
         PlayerTotal(
-            player=name,
-            staked=sum(item.stake for item in own),
-            returned=sum(item.returned for item in own),
-            capped=cap_cut(own, max_win),
-            jackpot=prizes.get(name, 0),
+            name,
+            staked,
+            returned,
+            0 if max_win is None or won <= max_win else won - max_win,
+            prizes.get(name, 0),
         )
-        for name, own in by_player.items()
+        for name, (staked, returned, won) in sums.items()
     )
     return Settlement(tuple(lines), totals)
 
