@@ -13,7 +13,9 @@ In one run, on a fresh SQLite file (WAL, synchronous=FULL) or a fresh PostgreSQL
   baseline  a bare loop, one transaction per settlement (INSERT journal, INSERT 8 postings,
             UPDATE 8 balances; prebuilt statements, no checks), for `--seconds` / 2.
 Prints one line per phase and, last, one JSON object (`--json`). Commit latency is from the
-`settle` call to its Deferred firing. Not part of the test run.
+`settle` call to its Deferred firing; `cpu_us_per_settlement` is this process's CPU (all its
+threads: the tables, the reactor and the writer; not the PostgreSQL server's). Not part of
+the test run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +56,9 @@ RAKE = house(AccountKind.HOUSE_RAKE, USD)
 JACKPOT = house(AccountKind.HOUSE_FEES, USD)
 
 
+@cache
 def seat(table: int, s: int) -> AccountRef:
-    """A seat's escrow."""
+    """A seat's escrow (a table keeps its seats' references)."""
     return AccountRef(AccountKind.SEAT_ESCROW, f"bench/{table}/{s}", USD)
 
 
@@ -117,10 +121,11 @@ async def settle_phase(
             counts["sent"] += 1
             counts["replayed"] += result.replayed
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     batches0 = service.batches
     await defer.gatherResults([defer.ensureDeferred(table(t)) for t in range(tables)])
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     batches = service.batches - batches0
     return {
         "settlements_per_s": round(counts["sent"] / elapsed, 1),
@@ -129,6 +134,7 @@ async def settle_phase(
         "failed": counts["failed"],
         "p50_commit_ms": round(percentile(latencies, 0.50) * 1000, 2),
         "p99_commit_ms": round(percentile(latencies, 0.99) * 1000, 2),
+        "cpu_us_per_settlement": round(cpu / max(1, counts["sent"]) * 1e6),  # this process
         "batches": batches,
         "mean_batch": round(counts["sent"] / max(1, batches), 1),
     }

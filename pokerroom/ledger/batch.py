@@ -60,6 +60,10 @@ from pokerroom.ledger.transfers import (
 _NEGATIVE_OK = frozenset(kind.value for kind in NEGATIVE_ALLOWED)
 #: How many times cached account ids found stale are re-read before giving up.
 STALE_ATTEMPTS = 3
+#: SQLite binds at most 32,766 values per statement: journal rows (6 values) and account ids
+#: go in chunks well below it (one statement for any batch of the default size).
+SQLITE_ROWS = 1_000
+SQLITE_IDS = 10_000
 
 Also = Callable[[Connection], None]
 
@@ -227,14 +231,18 @@ def _insert_journal(conn: Connection, items: list[Pending]) -> dict[str, int]:
             " RETURNING id, idempotency_key",
             columns,
         )
-    else:
+        return {key: journal_id for journal_id, key in cursor.fetchall()}
+    inserted: dict[str, int] = {}
+    for start in range(0, len(rows), SQLITE_ROWS):  # one statement up to SQLite's bind limit
+        chunk = rows[start : start + SQLITE_ROWS]
         cursor.execute(
             "INSERT INTO journal (idempotency_key, kind, currency, reference, memo, content_hash)"
-            f" VALUES {', '.join(['(?, ?, ?, ?, ?, ?)'] * len(rows))}"
+            f" VALUES {', '.join(['(?, ?, ?, ?, ?, ?)'] * len(chunk))}"
             " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, idempotency_key",
-            [value for row in rows for value in row],
+            [value for row in chunk for value in row],
         )
-    return {key: journal_id for journal_id, key in cursor.fetchall()}
+        inserted.update((key, journal_id) for journal_id, key in cursor.fetchall())
+    return inserted
 
 
 def _lock_accounts(conn: Connection, ids: list[int]) -> dict[int, _Account]:
@@ -246,13 +254,18 @@ def _lock_accounts(conn: Connection, ids: list[int]) -> dict[int, _Account]:
             " WHERE id = ANY(%b::int[]) ORDER BY id FOR UPDATE",
             (ids,),
         )
+        rows = cursor.fetchall()
     else:
-        cursor.execute(
-            "SELECT id, kind, owner, currency, balance FROM accounts"
-            f" WHERE id IN ({', '.join('?' * len(ids))}) ORDER BY id",
-            ids,
-        )
-    return {row[0]: _Account(row[1], row[2], row[3], row[4]) for row in cursor.fetchall()}
+        rows = []
+        for start in range(0, len(ids), SQLITE_IDS):
+            chunk = ids[start : start + SQLITE_IDS]
+            cursor.execute(
+                "SELECT id, kind, owner, currency, balance FROM accounts"
+                f" WHERE id IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            )
+            rows += cursor.fetchall()
+    return {row[0]: _Account(row[1], row[2], row[3], row[4]) for row in rows}
 
 
 def _post(

@@ -567,3 +567,23 @@ def test_the_shipped_room_toml_sets_the_batch() -> None:
     """config/room.toml [database] carries batch_max_hands and batch_max_ms, typed."""
     database = load_settings().database
     assert (database.batch_max_hands, database.batch_max_ms) == (100, 5.0)
+
+
+def test_a_batch_larger_than_one_sqlite_statement_is_still_one_transaction(
+    engine: sa.Engine, room_factory: Callable[..., Room], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite binds a bounded number of values per statement: the journal rows and account ids
+    go in chunks (here 4 rows, 5 ids) inside the one transaction; replays are still found."""
+    monkeypatch.setattr(batch, "SQLITE_ROWS", 4)
+    monkeypatch.setattr(batch, "SQLITE_IDS", 5)
+    fund(engine, 2)
+    room = room_factory(batch_max_hands=30, batch_max_ms=5.0)
+    first = room.answers([settle(room.service, f"c:{n}", hand(n % 2, n)) for n in range(6)])
+    before = room.commits
+    keys = [f"c:{n}" for n in range(6, 30)] + ["c:1", "c:4"]
+    ds = [settle(room.service, k, hand(int(k[2:]) % 2, int(k[2:]))) for k in keys]
+    answers = room.answers(ds)
+    assert room.commits - before == 1
+    assert [a.replayed for a in answers] == [False] * 24 + [True, True]
+    assert (answers[-2].id, answers[-1].id) == (first[1].id, first[4].id)
+    assert check_ledger(engine).ok
