@@ -184,19 +184,39 @@ class ClientApp(QObject):
             self.lobby_window.say(f"the room said goodbye: {frame['code']} — {frame['message']}")
 
     def _table_event(self, frame: dict[str, Any]) -> None:
-        table_id = frame["table_id"]
+        table_id, kind = frame["table_id"], frame["type"]
         model = self.tables.get(table_id)
         if model is None:
             if frame["type"] != "table_snapshot":
                 return
             model = self._open_window(table_id)
         model.apply(frame)
+        if kind == "table_snapshot" and model.tournament_id is not None:
+            self._seated_in_tournament(model.tournament_id, table_id)
         window = self.table_windows.get(table_id)
         if window is not None:
             window.refresh()
-        kind = frame["type"]
         if kind in ("seat_left", "seat_taken") and frame.get("player") == self.me:
             self.refresh_wallet()
+
+    def _seated_in_tournament(self, tournament_id: str, table_id: str) -> None:
+        """A tournament table's snapshot: we sit there (at the start, late, after a move)."""
+        model = self.tournaments.get(tournament_id)
+        if model is None:
+            model = self._tournament_window(tournament_id).model
+        table = self.tables[table_id]
+        if table.my_seat is not None and model.table != table_id:
+            model.table = table_id
+            model.seat = table.my_seat.seat
+            self.tournament_windows[tournament_id].refresh()
+
+    def shutdown(self) -> None:
+        """Close the connection for good (no resume) and every window."""
+        self.session.received.disconnect()
+        self.session.ended.disconnect()
+        self.session.connection.close()
+        for window in [*self.table_windows.values(), *self.tournament_windows.values()]:
+            window.close()
 
     def _open_window(self, table_id: str) -> TableModel:
         model = self.tables[table_id] = TableModel(table_id=table_id, me=self.me)

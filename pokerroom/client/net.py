@@ -35,7 +35,7 @@ def now_ms() -> int:
 class Connection(QObject):
     """A socket with JSON-line requests (`request`) and server messages (`received`)."""
 
-    received = Signal(dict)  # a server message that is not an answer
+    received = Signal(object)  # a server message that is not an answer
     opened = Signal()
     closed = Signal(str)  # the socket closed, and why ("" when we closed it)
 
@@ -122,12 +122,12 @@ class Connection(QObject):
 class ClientSession(QObject):
     """Logged-in use of a room: the handshake, keepalives and resume after a drop (C-14)."""
 
-    logged_in = Signal(dict)  # the result of register/login/resume (§3)
+    logged_in = Signal(object)  # the result of register/login/resume (§3)
     login_failed = Signal(str, str)  # code, message
     dropped = Signal(str)  # the connection dropped; a resume is being tried
     resumed = Signal()
     ended = Signal(str)  # the session is over (goodbye, logout, a resume refused): why
-    received = Signal(dict)
+    received = Signal(object)
 
     def __init__(self, client_kind: str = "desktop", parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -8,13 +8,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
+from pokerroom.client.app import ClientApp
 from pokerroom.ledger import make_engine, upgrade
+from tests.client.driver import client
 from tests.serving import listening_line
 
 CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
@@ -98,6 +101,15 @@ def start_room(folder: Path) -> Room:
     line = listening_line(proc.stdout)
     assert "listening on" in line, line + log.read_text()[-3000:]
     return Room(port=int(line.rsplit(":", 1)[1]), process=proc, log=log)
+
+
+@pytest.fixture
+def make_client(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[[str], ClientApp]]:
+    """Clients with settings in the test's folder; their connections closed after the test."""
+    made: list[ClientApp] = []
+    yield lambda name: client(qtbot, tmp_path, name, made)
+    for app in made:
+        app.shutdown()
 
 
 @pytest.fixture

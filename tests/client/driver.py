@@ -20,11 +20,12 @@ def click(qtbot: QtBot, button: QPushButton) -> None:
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
-def client(qtbot: QtBot, folder: Path, name: str) -> ClientApp:
+def client(qtbot: QtBot, folder: Path, name: str, made: list[ClientApp]) -> ClientApp:
     """A client whose settings live in `folder` (never the user's own)."""
     settings = QSettings(str(folder / f"{name}.ini"), QSettings.Format.IniFormat)
     app = ClientApp(settings)
     app.start()
+    made.append(app)
     for window in (app.login_window, app.lobby_window):
         qtbot.addWidget(window)
     return app

@@ -3,25 +3,26 @@ clicking buttons, against a real `pokerroom serve` (C-1, C-6, C-14, C-15)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from pokerroom.client.app import ClientApp
 from pokerroom.client.table_model import TableModel
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, click, client, deposit, open_table, register, sit
+from tests.client.driver import WAIT_MS, click, deposit, open_table, register, sit
 
 pytestmark = pytest.mark.slow
 
 
 def test_two_windows_play_hands_to_a_showdown_by_clicking(
-    qtbot: QtBot, tmp_path: Path, room: Room
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
 ) -> None:
     """Register and deposit from the lobby, open the same table, sit, then click check/call
     until a hand is shown down: each window shows the other's cards only once shown (C-15),
     and the chips shown add up to the buy-ins less the rake."""
-    ann, bob = client(qtbot, tmp_path, "ann"), client(qtbot, tmp_path, "bob")
+    ann, bob = make_client("ann"), make_client("bob")
     for app, name in ((ann, "ann"), (bob, "bob")):
         register(qtbot, app, room.port, name)
         deposit(qtbot, app, 10_000)

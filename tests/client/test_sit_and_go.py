@@ -1,0 +1,76 @@
+"""A 2-player sit-and-go registered from the lobby and played to the end by clicking (T-1,
+T-2, T-7, T-8): the table window opens by itself, the tournament window shows the results and
+the winner's wallet has the prize."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from pokerroom.client.app import ClientApp
+from tests.client.conftest import Room
+from tests.client.driver import WAIT_MS, click, deposit, register
+
+pytestmark = pytest.mark.slow
+
+
+def sng_id(app: ClientApp) -> str:
+    """The open `duel-sng` of the lobby."""
+    return next(t["tournament_id"] for t in app.lobby.tournament_rows()
+                if t["name"] == "duel-sng" and t["status"] == "registering")  # fmt: skip
+
+
+def test_a_sit_and_go_registered_and_played_to_the_end_from_the_client(
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+) -> None:
+    ann, bob = make_client("ann"), make_client("bob")
+    for app, name in ((ann, "ann"), (bob, "bob")):
+        register(qtbot, app, room.port, name)
+        deposit(qtbot, app, 2_000)
+    qtbot.waitUntil(lambda: bool(ann.lobby.tournaments), timeout=WAIT_MS)
+    tid = sng_id(ann)
+    for app in (ann, bob):
+        app.lobby_window.select_tournament(tid)
+        click(qtbot, app.lobby_window.register_button)
+        qtbot.waitUntil(lambda a=app: tid in a.tournament_windows, timeout=WAIT_MS)
+        for window in app.tournament_windows.values():
+            qtbot.addWidget(window)
+    # full: it starts, and each player's table window opens by itself (T-10 seat, C-14 snapshot)
+    qtbot.waitUntil(lambda: all(a.tournaments[tid].table in a.table_windows for a in (ann, bob)),
+                    timeout=WAIT_MS)  # fmt: skip
+    assert ann.balance is not None and ann.balance[0] == 2_000 - 550  # buy-in + fee (T-2)
+    assert ann.tournament_windows[tid].fields["status"].text() == "running"
+
+    def over() -> bool:
+        """Shove (all-in preset, then raise) or call, until both have the results."""
+        for app in (ann, bob):
+            table = app.tournaments[tid].table
+            window = app.table_windows.get(table) if table else None
+            if window is None or window.model.turn is None:
+                continue
+            bar = window.action_bar
+            if bar.raise_button.isEnabled():
+                click(qtbot, bar.preset_buttons["all-in"])
+                click(qtbot, bar.raise_button)
+            elif bar.call_button.isEnabled():
+                click(qtbot, bar.call_button)
+        return all(a.tournaments[tid].results is not None for a in (ann, bob))
+
+    qtbot.waitUntil(over, timeout=120_000)
+    places = {p["player"]: p for p in ann.tournaments[tid].results["results"]}  # type: ignore[index]
+    assert sorted(p["place"] for p in places.values()) == [1, 2]
+    winner = next(name for name, p in places.items() if p["place"] == 1)
+    prize = places[winner]["prize"]
+    assert prize == 1_000  # the whole pool: two buy-ins (T-6, T-7)
+    apps = {"ann": ann, "bob": bob}
+    for name, app in apps.items():
+        finish = app.tournaments[tid].finish
+        assert finish is not None and finish["place"] == places[name]["place"]
+        expected = 2_000 - 550 + (prize if name == winner else 0)
+        qtbot.waitUntil(lambda a=app, e=expected: a.balance == (e, "USD"), timeout=WAIT_MS)
+    shown = ann.tournament_windows[tid]
+    shown.refresh()
+    rows = [shown.payouts.item(i).text() for i in range(shown.payouts.count())]
+    assert any(winner in row and "$10" in row for row in rows), rows
