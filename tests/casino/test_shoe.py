@@ -82,3 +82,13 @@ def test_card_text_round_trips() -> None:
     for value in range(52):
         assert cards.card(cards.name(value)) == value
     assert cards.card("10d") == cards.card("Td")
+
+
+def test_the_commitment_names_the_order_burn_and_cut() -> None:  # RNG-2, K-20
+    order = list(range(52))
+    base = Shoe(order, cut_from_end=7, burn=1).commitment()
+    assert base == Shoe(order, cut_from_end=7, burn=1).commitment() and len(base) == 64
+    swapped = [1, 0, *order[2:]]
+    assert Shoe(swapped, cut_from_end=7, burn=1).commitment() != base
+    assert Shoe(order, cut_from_end=8, burn=1).commitment() != base
+    assert Shoe(order, cut_from_end=7, burn=2).commitment() != base

@@ -8,6 +8,7 @@ the cut position are part of its record (RNG-9).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -113,6 +114,14 @@ class Shoe:
         order = list(DECK) * decks
         rng.shuffle(order)
         return cls(order, cut_from_end, burn)
+
+    def commitment(self) -> str:
+        """SHA-256 of the shoe's order, burn and cut, stored before any card is shown (RNG-2).
+
+        An audit recomputes it from the round records to show that nothing was redrawn (K-20).
+        """
+        text = f"{names(self.cards)}|burned {len(self.burned)}|cut {self.cut_index}"
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
 
     @property
     def cut_reached(self) -> bool:
