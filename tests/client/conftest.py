@@ -32,6 +32,8 @@ time_cost = 1
 memory_kib = 8
 [dev]
 allow_deposit = true
+[table_caps]
+desktop = 2
 [tables.nl-duel]
 variant = "NT"
 max_seats = 6

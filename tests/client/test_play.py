@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
+from pokerroom.client.lobby_model import money
 from pokerroom.client.table_model import TableModel
 from tests.client.conftest import Room
 from tests.client.driver import WAIT_MS, click, deposit, open_table, register, sit
@@ -26,8 +28,15 @@ def test_two_windows_play_hands_to_a_showdown_by_clicking(
     for app, name in ((ann, "ann"), (bob, "bob")):
         register(qtbot, app, room.port, name)
         deposit(qtbot, app, 10_000)
-    assert ann.session.table_cap == 8  # C-1: the desktop cap from `hello`
+    assert ann.session.table_cap == 2  # C-1: the desktop cap from `hello` (the room's setting)
     tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
+    other = open_table(qtbot, ann, "nl-other")
+    ann.lobby_window.select_table("plo-small")
+    click(qtbot, ann.lobby_window.open_button)  # a third table: refused by the client (C-1)
+    assert "C-1: at most 2 tables" in ann.lobby_window.status.text()
+    assert "plo-small" not in ann.table_windows
+    other.close()  # unobserve: room for another table again
+    qtbot.waitUntil(lambda: "nl-other" not in ann.table_windows, timeout=WAIT_MS)
     for app in (ann, bob):
         sit(qtbot, tables[app], 200)
     qtbot.waitUntil(lambda: ann.balance is not None and ann.balance[0] == 9_800, timeout=WAIT_MS)
@@ -51,12 +60,70 @@ def test_two_windows_play_hands_to_a_showdown_by_clicking(
         model = tables[app].model
         qtbot.waitUntil(lambda m=model: m.hand_over, timeout=WAIT_MS)
         other = next(s for s in model.seats.values() if s.player != app.me)
-        assert other.cards is not None and len(other.cards) == 2  # shown down
+        # shown down, or mucked by the loser: then never sent (C-15)
+        assert (other.cards is not None and len(other.cards) == 2) or other.last_action == "mucks"
         assert model.my_seat is not None and model.my_seat.cards is not None
         assert len(model.board) == 5
         assert model.results  # the pot line
     stacks = [s.stack for s in tables[ann].model.seats.values()]
     assert 380 <= sum(stacks) <= 400  # the buy-ins, less at most the rake
+
+
+def test_keys_chat_refusals_sit_out_and_leave(
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+) -> None:
+    """Actions by keyboard (C checks or calls, 4 then R goes all-in), a refused chat line shown
+    with its C-13 code, sit out and back in (C-3), and leave with its cash-out (C-8)."""
+    ann, bob = make_client("ann"), make_client("bob")
+    for app, name in ((ann, "ann"), (bob, "bob")):
+        register(qtbot, app, room.port, name)
+        deposit(qtbot, app, 10_000)
+    tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
+    for app in (ann, bob):
+        sit(qtbot, tables[app], 100)
+    window = tables[ann]
+    window.chat.line.setText("cheap chips at www.example.com")
+    qtbot.keyClick(window.chat.line, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "chat_advertising" in window.chat.text(), timeout=WAIT_MS)
+
+    def our_turn() -> bool:
+        if tables[bob].model.turn is not None:
+            click(qtbot, tables[bob].action_bar.call_button)
+        return window.model.turn is not None
+
+    qtbot.waitUntil(our_turn, timeout=WAIT_MS)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    hand = window.model.hand_id
+    with qtbot.waitSignal(ann.session.received, timeout=WAIT_MS,
+                          check_params_cb=lambda f: f.get("type") == "player_acted"):  # fmt: skip
+        qtbot.keyClick(window, Qt.Key.Key_4)  # the all-in preset ...
+        assert window.action_bar.amount.value() == window.model.turn.legal.max_raise_to
+        qtbot.keyClick(window, Qt.Key.Key_R)  # ... and raise
+    mine = window.model.my_seat
+    assert mine is not None and "all-in" in mine.last_action and mine.stack == 0
+
+    def played_out() -> bool:
+        for app in (ann, bob):
+            if tables[app].model.turn is not None:
+                click(qtbot, tables[app].action_bar.call_button)
+        return window.model.hand_id != hand or window.model.hand_over
+
+    qtbot.waitUntil(played_out, timeout=WAIT_MS)
+    loser = ann if window.model.my_seat is None or window.model.my_seat.stack == 0 else bob
+    keeper = bob if loser is ann else ann
+    controls = tables[keeper].seat_controls
+    qtbot.waitUntil(controls.sit_out_button.isVisible, timeout=WAIT_MS)
+    click(qtbot, controls.sit_out_button)
+    qtbot.waitUntil(lambda: tables[keeper].model.my_seat.sitting_out, timeout=WAIT_MS)  # type: ignore[union-attr]
+    qtbot.waitUntil(controls.sit_in_button.isVisible, timeout=WAIT_MS)
+    click(qtbot, controls.sit_in_button)
+    qtbot.waitUntil(lambda: not tables[keeper].model.my_seat.sitting_out, timeout=WAIT_MS)  # type: ignore[union-attr]
+    stack = tables[keeper].model.my_seat.stack  # type: ignore[union-attr]
+    click(qtbot, controls.leave_button)
+    qtbot.waitUntil(lambda: "cashed out" in controls.message.text(), timeout=WAIT_MS)
+    assert f"cashed out {money(stack)}" in controls.message.text()
+    qtbot.waitUntil(lambda: keeper.balance == (10_000 - 100 + stack, "USD"), timeout=WAIT_MS)
 
 
 def showdown(model: TableModel) -> bool:
