@@ -139,3 +139,33 @@ def test_limits(commission, stake, code) -> None:  # K-5
     with pytest.raises(baccarat_bets.errors.CasinoError) as caught:
         baccarat_bets.check_bet(Bet("ann", "player", stake), commission)
     assert caught.value.code == code
+
+
+def test_natural_nine_beats_natural_eight(commission) -> None:  # B-6 (not source 002's tie)
+    outcome = deal("9s Kh", "8d Kc")
+    assert nets(outcome, commission, "player tie banker") == {
+        "player": 100, "tie": -100, "banker": -100,
+    }  # fmt: skip
+
+
+def test_a_ten_and_a_king_are_not_a_pair(commission) -> None:  # B-13: same rank, not value
+    outcome = deal("Tc Kd 5s", "Qh Qs 2c")
+    assert nets(outcome, commission, "player_pair banker_pair") == {
+        "player_pair": -100, "banker_pair": 1100,
+    }  # fmt: skip
+
+
+def test_super6_loses_on_a_six_six_tie(super6) -> None:  # B-12
+    outcome = deal("6c Kd", "6h Ks")
+    assert outcome.winner == "tie"
+    assert nets(outcome, super6, "super6 banker tie") == {"super6": -100, "banker": 0, "tie": 800}
+
+
+def test_the_cap_is_per_player_not_per_round(commission) -> None:  # K-12
+    outcome = deal("9s Kh", "7d Qc")
+    bets = [Bet("ann", "player", 600), Bet("bob", "player", 600)]
+    result = baccarat_bets.settle(bets, outcome, commission, max_win=500)
+    assert [(t.player, t.capped, t.net) for t in result.players] == [
+        ("ann", 100, 500), ("bob", 100, 500),
+    ]  # fmt: skip
+    assert baccarat_bets.settle(bets, outcome, commission, max_win=600).paid == 2400

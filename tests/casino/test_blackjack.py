@@ -271,3 +271,14 @@ def test_random_decisions_always_end_and_never_invent_money(seed, boxes, enhc) -
         assert 0 <= line.returned <= line.stake * top
     house = result.staked - result.paid
     assert sum(t.net for t in result.players) + house == 0
+
+
+def test_ten_and_king_split_by_value_by_default() -> None:  # BJ-11
+    game = round_of(f"Ts 9c Kd 7h {SPARE}")
+    assert game.can_split(1)
+
+
+def test_peek_dealer_does_not_draw_when_every_box_busted() -> None:  # BJ-14
+    game = round_of(f"Ts 6c 6d Th Kc {SPARE}")
+    game.hit(1)  # 26: bust
+    assert game.dealer == list(cards("6c Th")) and nets(game) == {"box:1": -100}
