@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pokerroom.client.lobby_model import money
+
 
 @dataclass
 class TournamentModel:
@@ -49,7 +51,7 @@ class TournamentModel:
             self.log.append(f"you are seated at {event['table']} (seat {event['seat'] + 1})")
         elif kind == "tournament_finish":
             self.finish = dict(event)
-            self.log.append(f"you finished {event['place']}: prize {event['prize']}")
+            self.log.append(f"you finished {event['place']}: prize {money(event['prize'])}")
         elif kind == "tournament_results":
             self.results = dict(event)
         elif kind == "deal_requested":
@@ -60,9 +62,12 @@ class TournamentModel:
         elif kind == "deal_result":
             self.deal, self.deal_result = None, dict(event)
             self.log.append(f"deal {event['outcome']}")
+        elif kind == "bounty_won":
+            whose = f" for knocking out {event['busted']}" if event.get("busted") else ""
+            self.log.append(f"{event['player']} wins a bounty of {money(event['amount'])}{whose}")
         elif kind == "tournament_cancelled":
             self.cancelled = dict(event)
-            self.log.append(f"cancelled ({event['reason']}): refunded {event['total']}")
+            self.log.append(f"cancelled ({event['reason']}): refunded {money(event['total'])}")
         elif kind == "tournament_lobby_update":
             self.summary = dict(event["tournament"])
         else:

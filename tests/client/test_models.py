@@ -213,3 +213,6 @@ def test_the_tournament_model_follows_status_seat_deal_and_results() -> None:
     model.apply({"type": "tournament_results", "tournament_id": "s1", "prize_pool": 1000,
                  "results": []})  # fmt: skip
     assert model.finish is not None and model.results is not None
+    won = {"player": "ann", "busted": "cy", "reason": "knockout", "amount": 250, "added": 0}
+    model.apply({"type": "bounty_won", "tournament_id": "s1", **won, "bounty": 0, "hand_id": "h"})
+    assert model.log[-1] == "ann wins a bounty of $2.50 for knocking out cy"  # T-14

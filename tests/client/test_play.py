@@ -97,8 +97,13 @@ def test_keys_chat_refusals_sit_out_and_leave(
     hand = window.model.hand_id
     with qtbot.waitSignal(ann.session.received, timeout=WAIT_MS,
                           check_params_cb=lambda f: f.get("type") == "player_acted"):  # fmt: skip
+        legal = window.model.turn.legal
+        assert legal.max_raise_to is not None and legal.min_raise_to is not None
         qtbot.keyClick(window, Qt.Key.Key_4)  # the all-in preset ...
-        assert window.action_bar.amount.value() == window.model.turn.legal.max_raise_to
+        assert window.action_bar.amount.value() == legal.max_raise_to
+        qtbot.keyClick(window, Qt.Key.Key_Down)  # a big blind less
+        assert window.action_bar.amount.value() == max(legal.min_raise_to, legal.max_raise_to - 2)
+        qtbot.keyClick(window, Qt.Key.Key_4)
         qtbot.keyClick(window, Qt.Key.Key_R)  # ... and raise
     mine = window.model.my_seat
     assert mine is not None and "all-in" in mine.last_action and mine.stack == 0
