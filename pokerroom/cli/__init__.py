@@ -34,6 +34,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "pokerroom.cli.server_cmds:demo",
         "A server on a temporary database with bots at a few tables.",
     ),
+    "hands": (
+        "pokerroom.cli.hands_cmds:hands",
+        "Hand histories: export settled hands for trackers or audits (docs/HISTORIES.md).",
+    ),
     "init": (
         "pokerroom.cli.config_cmds:init",
         "Write an editable room.toml and schedule.toml into FOLDER (default: here).",
