@@ -59,7 +59,7 @@ max_buy_in = 1000
 schedule = "{schedule}"
 """
 
-#: A 2-player sit-and-go with short stacks: all-in hands end it quickly.
+#: 2-player sit-and-goes with short stacks: all-in hands end one quickly; the other allows deals.
 SCHEDULE = """
 [[structure]]
 name = "shove"
@@ -74,6 +74,15 @@ buy_in = 500
 fee = 50
 players = 2
 between_hands_seconds = 0.2
+
+[[sit_and_go]]
+name = "deal-sng"
+structure = "shove"
+buy_in = 500
+fee = 50
+players = 2
+between_hands_seconds = 0.2
+deals = { max_players = 2, answer_seconds = 60 }
 """
 
 

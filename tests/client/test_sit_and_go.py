@@ -16,10 +16,10 @@ from tests.client.driver import WAIT_MS, click, deposit, register
 pytestmark = pytest.mark.slow
 
 
-def sng_id(app: ClientApp) -> str:
-    """The open `duel-sng` of the lobby."""
+def sng_id(app: ClientApp, name: str = "duel-sng") -> str:
+    """The open sit-and-go of that name in the lobby."""
     return next(t["tournament_id"] for t in app.lobby.tournament_rows()
-                if t["name"] == "duel-sng" and t["status"] == "registering")  # fmt: skip
+                if t["name"] == name and t["status"] == "registering")  # fmt: skip
 
 
 def test_a_sit_and_go_registered_and_played_to_the_end_from_the_client(
@@ -74,3 +74,53 @@ def test_a_sit_and_go_registered_and_played_to_the_end_from_the_client(
     shown.refresh()
     rows = [shown.payouts.item(i).text() for i in range(shown.payouts.count())]
     assert any(winner in row and "$10" in row for row in rows), rows
+
+
+def test_a_deal_asked_for_proposed_and_accepted_from_the_tournament_window(
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+) -> None:
+    """T-13 heads-up: both click Ask for a deal, the hand is played out, the proposal shows in
+    both tournament windows, both click Accept: the deal is made and paid, the tournament ends."""
+    ann, bob = make_client("ann"), make_client("bob")
+    for app, name in ((ann, "ann"), (bob, "bob")):
+        register(qtbot, app, room.port, name)
+        deposit(qtbot, app, 2_000)
+    qtbot.waitUntil(lambda: bool(ann.lobby.tournaments), timeout=WAIT_MS)
+    tid = sng_id(ann, "deal-sng")
+    for app in (ann, bob):
+        app.lobby_window.select_tournament(tid)
+        click(qtbot, app.lobby_window.register_button)
+        qtbot.waitUntil(lambda a=app: tid in a.tournament_windows, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: all(a.tournaments[tid].table in a.table_windows for a in (ann, bob)),
+                    timeout=WAIT_MS)  # fmt: skip
+    windows = {app: app.tournament_windows[tid] for app in (ann, bob)}
+    for window in windows.values():
+        qtbot.addWidget(window)
+        assert not window.deal_box.isVisible()
+        click(qtbot, window.deal_button)
+
+    def proposed() -> bool:
+        """Fold for whoever is to act until the tables stop and the proposal comes."""
+        for app in (ann, bob):
+            table = app.table_windows.get(app.tournaments[tid].table or "")
+            if table is not None and table.model.turn is not None:
+                bar = table.action_bar
+                click(qtbot, bar.fold_button if bar.fold_button.isEnabled() else bar.call_button)
+        return all(a.tournaments[tid].deal is not None for a in (ann, bob))
+
+    qtbot.waitUntil(proposed, timeout=60_000)
+    for window in windows.values():
+        assert window.deal_box.isVisible() and "ann: $" in window.deal_text.text()
+        click(qtbot, window.accept_button)
+    qtbot.waitUntil(lambda: all(a.tournaments[tid].results is not None for a in (ann, bob)),
+                    timeout=WAIT_MS)  # fmt: skip
+    result = ann.tournaments[tid].deal_result
+    assert result is not None and result["outcome"] == "made"
+    paid = {f["player"]: f["amount"] for f in result["figures"]}
+    assert sum(paid.values()) == 1_000  # the whole pool, shared by the deal
+    for name, app in (("ann", ann), ("bob", bob)):
+        expected = 2_000 - 550 + paid[name]
+        qtbot.waitUntil(lambda a=app, e=expected: a.balance == (e, "USD"), timeout=WAIT_MS)
+    assert not windows[ann].deal_box.isVisible() and "deal made" in "\n".join(
+        ann.tournaments[tid].log
+    )
