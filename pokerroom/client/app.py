@@ -251,6 +251,7 @@ class ClientApp(QObject):
             lambda tid: self.session.request("deal_request", self._said, tournament_id=tid)
         )
         window.answer_deal.connect(self.answer_deal)
+        window.purchase.connect(self.purchase)
         self.tournament_windows[tournament_id] = window
         window.show()
 
@@ -351,6 +352,21 @@ class ClientApp(QObject):
             self.refresh_wallet()
 
         self.session.request("tournament_unregister", answered, tournament_id=tournament_id)
+
+    def purchase(self, tournament_id: str, kind: str) -> None:
+        """Re-enter, rebuy or add on (T-4), with a key (P-2); the answer shows in the window."""
+
+        def answered(answer: dict[str, Any]) -> None:
+            window = self.tournament_windows.get(tournament_id)
+            if window is not None:
+                ok = answer["type"] == "ok"
+                window.say(
+                    f"{kind}: {answer['result']['chips']:,} chips" if ok else refusal(answer)
+                )
+            self.refresh_wallet()
+
+        self.session.request(f"tournament_{kind}", answered, tournament_id=tournament_id,
+                             key=new_key(kind))  # fmt: skip
 
     def answer_deal(self, tournament_id: str, deal_id: str, accept: bool) -> None:
         """Accept or reject a deal proposal (T-13)."""

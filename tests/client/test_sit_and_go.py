@@ -42,6 +42,14 @@ def test_a_sit_and_go_registered_and_played_to_the_end_from_the_client(
                     timeout=WAIT_MS)  # fmt: skip
     assert ann.balance is not None and ann.balance[0] == 2_000 - 550  # buy-in + fee (T-2)
     assert ann.tournament_windows[tid].fields["status"].text() == "running"
+    click(qtbot, ann.tournament_windows[tid].purchase_buttons["rebuy"])  # a freezeout: refused
+    qtbot.waitUntil(lambda: "not_allowed" in ann.tournament_windows[tid].message.text(),
+                    timeout=WAIT_MS)  # fmt: skip
+    table = bob.table_windows[bob.tournaments[tid].table or ""]
+    click(qtbot, table.seat_controls.sit_out_button)  # T-12: sitting out, still dealt in
+    qtbot.waitUntil(lambda: table.model.my_seat.sitting_out, timeout=WAIT_MS)  # type: ignore[union-attr]
+    click(qtbot, table.seat_controls.sit_in_button)
+    qtbot.waitUntil(lambda: not table.model.my_seat.sitting_out, timeout=WAIT_MS)  # type: ignore[union-attr]
 
     def over() -> bool:
         """Shove (all-in preset, then raise) or call, until both have the results."""

@@ -54,7 +54,8 @@ class SeatControls(QWidget):
         self._range: tuple[int, int] | None = None
 
     def show_model(self, model: TableModel) -> None:
-        """Offer what fits: sitting when not seated, the rest when seated (cash tables only)."""
+        """Offer what fits: sitting down when not seated, the rest when seated; at a
+        tournament table only sitting out and in."""
         cash = model.tournament_id is None
         mine = model.my_seat
         seated = mine is not None
@@ -72,8 +73,8 @@ class SeatControls(QWidget):
         self.top_up_button.setVisible(cash and seated)
         self.leave_button.setVisible(cash and seated)
         sitting_out = mine is not None and mine.sitting_out
-        self.sit_out_button.setVisible(cash and seated and not sitting_out)
-        self.sit_in_button.setVisible(cash and seated and sitting_out)
+        self.sit_out_button.setVisible(seated and not sitting_out)  # T-12 at a tournament
+        self.sit_in_button.setVisible(seated and sitting_out)
 
     def say(self, text: str) -> None:
         """Show the outcome of the last seat request (a refusal's code and message)."""

@@ -60,8 +60,8 @@ class TableWindow(QWidget):
         self.action_bar.act.connect(self.act)
         self.chat.send.connect(self.send_chat)
         self.seat_controls.sit.connect(self.sit)
-        self.seat_controls.sit_out.connect(lambda: self._seat_request("sit_out"))
-        self.seat_controls.sit_in.connect(lambda: self._seat_request("sit_in", post=True))
+        self.seat_controls.sit_out.connect(lambda: self.sit_out(True))
+        self.seat_controls.sit_in.connect(lambda: self.sit_out(False))
         self.seat_controls.top_up.connect(self.top_up)
         self.seat_controls.leave.connect(self.leave)
         self._shortcuts()
@@ -160,8 +160,17 @@ class TableWindow(QWidget):
             text += f"; C-8: back at this table in {max(0, left)} min (decline {decline})"
         self.seat_controls.say(text)
 
-    def _seat_request(self, kind: str, **fields: Any) -> None:
-        self.session.request(kind, self._said, table_id=self.model.table_id, **fields)
+    def sit_out(self, out: bool) -> None:
+        """Sit out or back in: C-3/C-4 at a cash table (missed blinds posted), T-12 at a
+        tournament table (still dealt in and acted for)."""
+        tournament_id = self.model.tournament_id
+        if tournament_id is not None:
+            self.session.request("tournament_sit_out", self._said, tournament_id=tournament_id,
+                                 sitting_out=out)  # fmt: skip
+        elif out:
+            self.session.request("sit_out", self._said, table_id=self.model.table_id)
+        else:
+            self.session.request("sit_in", self._said, table_id=self.model.table_id, post=True)
 
     def _said(self, answer: dict[str, Any]) -> None:
         self.seat_controls.say(refusal(answer) if answer["type"] == "error" else "")

@@ -33,6 +33,7 @@ class TournamentWindow(QWidget):
     show_table = Signal(str)
     ask_deal = Signal(str)
     answer_deal = Signal(str, str, bool)  # tournament id, deal id, accept
+    purchase = Signal(str, str)  # tournament id, reenter | rebuy | addon (T-4)
 
     def __init__(self, model: TournamentModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -59,6 +60,12 @@ class TournamentWindow(QWidget):
         self.payouts = QListWidget()
         self.table_button = QPushButton("Show my table")
         self.deal_button = QPushButton("Ask for a deal")
+        self.purchase_buttons = {
+            kind: QPushButton(label)
+            for kind, label in (("reenter", "Re-enter"), ("rebuy", "Rebuy"), ("addon", "Add-on"))
+        }
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
         self.deal_box = QGroupBox("Deal proposal")
         self.deal_text = QLabel("")
         self.deal_text.setWordWrap(True)
@@ -76,6 +83,12 @@ class TournamentWindow(QWidget):
         left.addLayout(form)
         left.addWidget(self.table_button)
         left.addWidget(self.deal_button)
+        purchases = QHBoxLayout()
+        for kind, button in self.purchase_buttons.items():
+            purchases.addWidget(button)
+            button.clicked.connect(lambda _=False, k=kind: self._purchase(k))
+        left.addLayout(purchases)
+        left.addWidget(self.message)
         left.addWidget(self.deal_box)
         left.addStretch(1)
         right = QVBoxLayout()
@@ -92,6 +105,13 @@ class TournamentWindow(QWidget):
         self.accept_button.clicked.connect(lambda: self._answer(True))
         self.reject_button.clicked.connect(lambda: self._answer(False))
         self.refresh()
+
+    def _purchase(self, kind: str) -> None:
+        self.purchase.emit(self.model.tournament_id, kind)
+
+    def say(self, text: str) -> None:
+        """The outcome of the last request made from this window (a refusal's code)."""
+        self.message.setText(text)
 
     def _show_table(self) -> None:
         if self.model.table is not None:
