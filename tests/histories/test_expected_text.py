@@ -25,6 +25,7 @@ from pokerroom.engine.pokerstars_terms import (
 )
 from pokerroom.engine.replay import apply_action
 from pokerroom.engine.variants import VARIANTS
+from tests.histories.hands import seeded_record
 from tests.histories.stars_parser import assert_same_result, chips
 
 
@@ -288,3 +289,19 @@ def test_money_numbers_and_levels() -> None:
     assert stars_number("t1-5") != stars_number("t1-6") and stars_number("t1-5") < 2**56
     assert [roman(n) for n in (1, 4, 9, 14, 40, 90, 400, 1994)] == [
         "I", "IV", "IX", "XIV", "XL", "XC", "CD", "MCMXCIV"]  # fmt: skip
+
+
+def test_a_record_stored_before_the_extra_fields_is_written_when_it_can_be() -> None:
+    """An older record (no button, stakes or start time) takes the button from the engine's
+    order and the time the hand ended; one whose posts were not kept cannot replay to what was
+    paid and is refused rather than written wrong."""
+    old = {k: v for k, v in omaha().items() if not k.startswith("_") or k == "_hand_id"}
+    old.pop("_rake_bps", None)
+    old["finishing_stacks"] = omaha()["finishing_stacks"]
+    text = format_hand({**old, "_rake_bps": 500, "_rake_cap": 6}, started_at_ms=1_783_000_000_000)
+    assert "Seat #6 is the button" in text and "2026/07/02 13:46:40 UTC" in text
+    posted = seeded_record(3, players=5, posts=True, dead=True)
+    assert posted.get("_dead_posts")
+    format_hand(posted)
+    with pytest.raises(EngineError):
+        format_hand({k: v for k, v in posted.items() if k != "_dead_posts"})
