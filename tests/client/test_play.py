@@ -67,6 +67,11 @@ def test_two_windows_play_hands_to_a_showdown_by_clicking(
         assert model.results  # the pot line
     stacks = [s.stack for s in tables[ann].model.seats.values()]
     assert 380 <= sum(stacks) <= 400  # the buy-ins, less at most the rake
+    click(qtbot, tables[bob].seat_controls.history_button)  # our finished hands, PHH text
+    dialog = tables[bob].history
+    assert dialog is not None
+    qtbot.waitUntil(lambda: "actions = [" in dialog.text.toPlainText(), timeout=WAIT_MS)
+    assert "ann" in dialog.text.toPlainText() and dialog.status.text() == "newest first"
 
 
 def test_keys_chat_refusals_sit_out_and_leave(

@@ -17,6 +17,7 @@ class SeatControls(QWidget):
     sit_in = Signal()
     top_up = Signal(int)
     leave = Signal()
+    history = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -29,6 +30,7 @@ class SeatControls(QWidget):
         self.sit_in_button = QPushButton("Sit in")
         self.top_up_button = QPushButton("Top up")
         self.leave_button = QPushButton("Leave")
+        self.history_button = QPushButton("Hand histories")
         self.message = QLabel("")
         self.message.setWordWrap(True)
         layout = QHBoxLayout(self)
@@ -44,6 +46,7 @@ class SeatControls(QWidget):
         ):
             layout.addWidget(widget)
         layout.addWidget(self.message, 1)
+        layout.addWidget(self.history_button)
         self.sit_button.clicked.connect(
             lambda: self.sit.emit(self.amount.value(), self.wait_bb.isChecked())
         )
@@ -51,6 +54,7 @@ class SeatControls(QWidget):
         self.sit_in_button.clicked.connect(self.sit_in.emit)
         self.top_up_button.clicked.connect(lambda: self.top_up.emit(self.amount.value()))
         self.leave_button.clicked.connect(self.leave.emit)
+        self.history_button.clicked.connect(self.history.emit)
         self._range: tuple[int, int] | None = None
 
     def show_model(self, model: TableModel) -> None:

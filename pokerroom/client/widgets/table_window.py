@@ -16,6 +16,7 @@ from pokerroom.client.table_model import TableModel
 from pokerroom.client.widgets.action_bar import PRESET_KEYS, ActionBar
 from pokerroom.client.widgets.chat_panel import ChatPanel
 from pokerroom.client.widgets.felt import TableFelt
+from pokerroom.client.widgets.history_dialog import HistoryDialog
 from pokerroom.client.widgets.seat_controls import SeatControls
 
 PRESETS = ("⅓ pot", "½ pot", "pot", "all-in")
@@ -64,6 +65,8 @@ class TableWindow(QWidget):
         self.seat_controls.sit_in.connect(lambda: self.sit_out(False))
         self.seat_controls.top_up.connect(self.top_up)
         self.seat_controls.leave.connect(self.leave)
+        self.seat_controls.history.connect(self.show_histories)
+        self.history: HistoryDialog | None = None
         self._shortcuts()
         self.timer = QTimer(self)
         self.timer.setInterval(200)
@@ -175,6 +178,21 @@ class TableWindow(QWidget):
     def _said(self, answer: dict[str, Any]) -> None:
         self.seat_controls.say(refusal(answer) if answer["type"] == "error" else "")
         self.refresh()
+
+    def show_histories(self) -> None:
+        """Our finished hands at this table, newest first (`hand_histories`, PHH text)."""
+        if self.history is not None:
+            self.history.close()
+        dialog = self.history = HistoryDialog(self.model.table_id, self)
+        dialog.older.connect(lambda cursor: self._histories(dialog, cursor))
+        dialog.show()
+        self._histories(dialog, None)
+
+    def _histories(self, dialog: HistoryDialog, before: str | None) -> None:
+        fields: dict[str, Any] = {"table_id": self.model.table_id, "limit": 10}
+        if before is not None:
+            fields["before"] = before
+        self.session.request("hand_histories", dialog.show_page, **fields)
 
     def send_chat(self, text: str) -> None:
         """A chat line; a refusal shows in the chat with its reason (C-13)."""
