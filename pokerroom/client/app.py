@@ -110,6 +110,8 @@ class ClientApp(QObject):
         self.login_window.hide()
         self.lobby_window.show()
         self.lobby_window.setWindowTitle(f"pokerroom — lobby — {self.me}")
+        for table_id in set(self.table_windows) - set(result["tables"]):
+            self._close_quietly(table_id)  # closed while we were away: the room has it no more
         self._subscribe(0)
         self.session.request("tournament_list", self._tournament_list)
         self.refresh_wallet()

@@ -49,6 +49,15 @@ small_blind = 5
 big_blind = 10
 min_buy_in = 200
 max_buy_in = 1000
+[tables.nl-clock]
+variant = "NT"
+small_blind = 1
+big_blind = 2
+min_buy_in = 40
+max_buy_in = 200
+action_seconds = 1.5
+timebank_seconds = 2.0
+between_hands_seconds = 0.2
 [tables.plo-small]
 variant = "PO"
 small_blind = 5
