@@ -54,8 +54,8 @@ def test_table_close_between_hands_answers_with_the_committed_cash_outs(room: Ro
     answer = staff.call("table_close", table_id="t1", reason="maintenance")
     assert answer["type"] == "ok", answer
     assert answer["result"]["cashed_out"] == [
-        {"table_id": "t1", "player": "ann", "amount": 200},
-        {"table_id": "t1", "player": "bob", "amount": 150},
+        {"table_id": "t1", "player": "ann", "amount": 200, "currency": "USD"},
+        {"table_id": "t1", "player": "bob", "amount": 150, "currency": "USD"},
     ]
     assert (wallet(room, "ann"), wallet(room, "bob")) == (1_000, 1_000)  # committed: told
     assert actor.by_player == {} and answer["result"]["state"] == "closed"
