@@ -6,6 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QPushButton
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
@@ -65,4 +66,7 @@ def sit(qtbot: QtBot, window: TableWindow, buy_in: int) -> None:
     """Choose the buy-in and click Sit down; wait for our seat."""
     window.seat_controls.amount.setValue(buy_in)
     click(qtbot, window.seat_controls.sit_button)
-    qtbot.waitUntil(lambda: window.model.my_seat is not None, timeout=WAIT_MS)
+    try:
+        qtbot.waitUntil(lambda: window.model.my_seat is not None, timeout=WAIT_MS)
+    except WaitTimeout as exc:  # say what the room answered
+        raise AssertionError(f"not seated: {window.seat_controls.message.text()}") from exc

@@ -140,3 +140,41 @@ def showdown(model: TableModel) -> bool:
     """Whether the running hand has come to a showdown (a `hand_shown` in its log)."""
     start = max(i for i, line in enumerate(model.log) if line.startswith("— hand"))
     return any(" shows " in line for line in model.log[start:])
+
+
+def test_leaving_twice_after_a_hand_shows_the_c8_block_and_the_refused_sit(
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+) -> None:
+    """C-8: a second decline within the window blocks the level for 5 minutes; the leave's
+    answer shows it, and Sit down is then refused with `blocked`."""
+    ann, bob = make_client("ann"), make_client("bob")
+    for app, name in ((ann, "ann"), (bob, "bob")):
+        register(qtbot, app, room.port, name)
+        deposit(qtbot, app, 10_000)
+    tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
+    sit(qtbot, tables[bob], 100)
+    window, controls = tables[ann], tables[ann].seat_controls
+    for decline in (1, 2):
+        sit(qtbot, window, 200)  # the most: never below what we left with (C-10)
+        hand = window.model.hand_id
+
+        def one_hand_played(before: str | None = hand) -> bool:
+            for app in (ann, bob):  # fold at once: one hand, then leave
+                if tables[app].model.turn is not None:
+                    bar = tables[app].action_bar
+                    click(
+                        qtbot, bar.fold_button if bar.fold_button.isEnabled() else bar.call_button
+                    )
+            model = window.model
+            return model.hand_id not in (None, before) and model.hand_over
+
+        qtbot.waitUntil(one_hand_played, timeout=WAIT_MS)
+        click(qtbot, controls.leave_button)
+        qtbot.waitUntil(lambda: "cashed out" in controls.message.text(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.model.my_seat is None, timeout=WAIT_MS)
+        blocked = "C-8: back at this table in" in controls.message.text()
+        assert blocked == (decline == 2), controls.message.text()
+    assert "(decline 2)" in controls.message.text()
+    click(qtbot, controls.sit_button)
+    qtbot.waitUntil(lambda: controls.message.text().startswith("blocked:"), timeout=WAIT_MS)
+    assert window.model.my_seat is None
