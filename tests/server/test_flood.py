@@ -218,6 +218,7 @@ def test_a_busy_player_at_the_default_budget_is_never_paused(
 
 # ------------------------------------------------------------------ the room under a flood
 @pytest.mark.slow
+@pytest.mark.alone  # a rate of real processes: no other test's load beside it
 def test_a_flooding_client_leaves_the_room_dealing_at_least_80_percent_of_its_hands() -> None:
     """The finding, measured as it was found: a real server on loopback, 60 bots at ten
     six-max tables (0.1 s between hands: the server is busy), phases of 3 s, normal and
