@@ -254,6 +254,10 @@ class ClientApp(QObject):
         )
         window.answer_deal.connect(self.answer_deal)
         window.purchase.connect(self.purchase)
+        staking = window.staking
+        staking.offer.connect(lambda share, markup: self.stake_offer(tournament_id, share, markup))
+        staking.buy.connect(lambda offer_id, share: self.stake_buy(tournament_id, offer_id, share))
+        staking.refresh.connect(lambda: self.staking_refresh(tournament_id))
         self.tournament_windows[tournament_id] = window
         window.show()
 
@@ -369,6 +373,52 @@ class ClientApp(QObject):
 
         self.session.request(f"tournament_{kind}", answered, tournament_id=tournament_id,
                              key=new_key(kind))  # fmt: skip
+
+    def stake_offer(self, tournament_id: str, share_bps: int, markup_bps: int) -> None:
+        """Offer a share of our action before the start (T-17)."""
+        panel = self.tournament_windows[tournament_id].staking
+
+        def answered(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ok":
+                offer = answer["result"]["offer"]
+                panel.say(f"offered {offer['share_bps'] / 100:g}% (offer {offer['offer_id']})")
+                self.staking_refresh(tournament_id)
+            else:
+                panel.say(refusal(answer))
+
+        self.session.request("stake_offer", answered, tournament_id=tournament_id,
+                             share_bps=share_bps, markup_bps=markup_bps)  # fmt: skip
+
+    def stake_buy(self, tournament_id: str, offer_id: str, share_bps: int) -> None:
+        """Buy a share of another player's action (T-17), with a key (P-2)."""
+        panel = self.tournament_windows[tournament_id].staking
+
+        def answered(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ok":
+                panel.say(f"bought for {money(answer['result']['stake']['price'])}")
+                self.staking_refresh(tournament_id)
+            else:
+                panel.say(refusal(answer))
+            self.refresh_wallet()
+
+        fields = {"offer_id": offer_id, "share_bps": share_bps, "key": new_key("stake")}
+        self.session.request("stake_buy", answered, tournament_id=tournament_id, **fields)
+
+    def staking_refresh(self, tournament_id: str) -> None:
+        """Ask for the offers and our stakes of a tournament, and the wallet."""
+        panel = self.tournament_windows[tournament_id].staking
+
+        def offers(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ok":
+                panel.show_offers(answer["result"])
+
+        def stakes(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ok":
+                panel.show_stakes(answer["result"])
+
+        self.session.request("stake_offers", offers, tournament_id=tournament_id)
+        self.session.request("my_stakes", stakes, tournament_id=tournament_id)
+        self.refresh_wallet()
 
     def answer_deal(self, tournament_id: str, deal_id: str, accept: bool) -> None:
         """Accept or reject a deal proposal (T-13)."""

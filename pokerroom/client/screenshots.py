@@ -21,7 +21,7 @@ from pokerroom.client.widgets.tournament_window import TournamentWindow
 
 #: A fixed moment, so that the pictures do not change from run to run.
 NOW_MS = 1_800_000_000_000
-SIZES = {"lobby": (1100, 560), "table": (1280, 800), "tournament": (800, 560)}
+SIZES = {"lobby": (1100, 560), "table": (1280, 800), "tournament": (900, 680)}
 
 
 def _summary(

@@ -216,3 +216,12 @@ def test_the_tournament_model_follows_status_seat_deal_and_results() -> None:
     won = {"player": "ann", "busted": "cy", "reason": "knockout", "amount": 250, "added": 0}
     model.apply({"type": "bounty_won", "tournament_id": "s1", **won, "bounty": 0, "hand_id": "h"})
     assert model.log[-1] == "ann wins a bounty of $2.50 for knocking out cy"  # T-14
+
+
+def test_stake_prices_round_down_to_the_cent() -> None:
+    """§9: a share costs buy_in × share_bps × markup_bps / 10,000², rounded down."""
+    from pokerroom.client.widgets.staking_panel import percent, stake_price
+
+    assert stake_price(500, 2_500, 10_000) == 125
+    assert stake_price(999, 3_333, 11_000) == 366  # 366.2 ... down
+    assert percent(2_500) == "25%" and percent(1_250) == "12.5%"

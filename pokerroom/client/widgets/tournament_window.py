@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 
 from pokerroom.client.lobby_model import money
 from pokerroom.client.tournament_model import TournamentModel
+from pokerroom.client.widgets.staking_panel import StakingPanel
 
 
 def seconds(value: object) -> str:
@@ -78,6 +79,7 @@ class TournamentWindow(QWidget):
         deal_layout.addWidget(self.deal_text)
         deal_layout.addLayout(deal_buttons)
         self.log = QListWidget()
+        self.staking = StakingPanel()
         left = QVBoxLayout()
         left.addWidget(self.title)
         left.addLayout(form)
@@ -96,10 +98,11 @@ class TournamentWindow(QWidget):
         right.addWidget(self.payouts, 1)
         right.addWidget(QLabel("<b>News</b>"))
         right.addWidget(self.log, 1)
+        right.addWidget(self.staking)
         layout = QHBoxLayout(self)
         layout.addLayout(left, 1)
         layout.addLayout(right, 1)
-        self.resize(760, 520)
+        self.resize(900, 640)
         self.table_button.clicked.connect(self._show_table)
         self.deal_button.clicked.connect(lambda: self.ask_deal.emit(self.model.tournament_id))
         self.accept_button.clicked.connect(lambda: self._answer(True))
