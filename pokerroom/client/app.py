@@ -247,7 +247,7 @@ class ClientApp(QObject):
         model = TournamentModel(tournament_id=tournament_id, me=self.me)
         model.summary = dict(self.lobby.tournaments.get(tournament_id, {}))
         self.tournaments[tournament_id] = model
-        window = TournamentWindow(model)
+        window = TournamentWindow(model, self.session.server_now_ms)
         window.show_table.connect(self._raise_table)
         window.ask_deal.connect(
             lambda tid: self.session.request("deal_request", self._said, tournament_id=tid)

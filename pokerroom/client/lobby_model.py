@@ -25,6 +25,8 @@ class LobbyModel:
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
     tournaments: dict[str, dict[str, Any]] = field(default_factory=dict)
     variant_filter: str = ""  # "" for every game, else a variant code
+    hide_full: bool = False
+    hide_empty: bool = False
 
     def set_tables(self, summaries: list[dict[str, Any]]) -> None:
         """The answer to `lobby_list`/`lobby_subscribe` (one page: merged in)."""
@@ -47,9 +49,15 @@ class LobbyModel:
         return False
 
     def cash_rows(self) -> list[dict[str, Any]]:
-        """The cash tables to show, by table id, filtered by game."""
+        """The cash tables to show, by table id, filtered by game and by how full they are."""
         rows = [self.tables[k] for k in sorted(self.tables)]
-        return [t for t in rows if not self.variant_filter or t["variant"] == self.variant_filter]
+        return [
+            t
+            for t in rows
+            if (not self.variant_filter or t["variant"] == self.variant_filter)
+            and not (self.hide_full and t["players"] >= t["max_seats"])
+            and not (self.hide_empty and t["players"] == 0)
+        ]
 
     def tournament_rows(self) -> list[dict[str, Any]]:
         """The tournaments to show: registering first, then running, then the rest."""

@@ -152,7 +152,7 @@ def tournament() -> TournamentWindow:
     ]  # fmt: skip
     for event in events:
         model.apply(event)
-    window = TournamentWindow(model)
+    window = TournamentWindow(model, lambda: NOW_MS + 17_000)
     window.refresh()
     return window
 

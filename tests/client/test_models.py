@@ -177,13 +177,20 @@ def test_money_and_stakes() -> None:
 
 def test_lobby_updates_and_the_game_filter() -> None:
     lobby = LobbyModel()
-    row = {"table_id": "b", "variant": "NT", "players": 1}
-    lobby.set_tables([row, {"table_id": "a", "variant": "PO", "players": 0}])
+    row = {"table_id": "b", "variant": "NT", "players": 1, "max_seats": 6}
+    lobby.set_tables([row, {"table_id": "a", "variant": "PO", "players": 0, "max_seats": 6}])
     assert lobby.apply({"type": "lobby_update", "table": {**row, "players": 2}})
     assert [t["table_id"] for t in lobby.cash_rows()] == ["a", "b"]
     assert lobby.tables["b"]["players"] == 2
     lobby.variant_filter = "PO"
     assert [t["table_id"] for t in lobby.cash_rows()] == ["a"]
+    lobby.variant_filter = ""
+    lobby.tables["a"]["max_seats"] = lobby.tables["b"]["max_seats"] = 2
+    lobby.hide_full = True  # b has 2 of 2
+    assert [t["table_id"] for t in lobby.cash_rows()] == ["a"]
+    lobby.hide_full, lobby.hide_empty = False, True  # a has nobody
+    assert [t["table_id"] for t in lobby.cash_rows()] == ["b"]
+    lobby.hide_empty = False
     base = {"starts_at_ms": None, "name": "x"}
     lobby.set_tournaments([{**base, "tournament_id": "f", "status": "finished"},
                            {**base, "tournament_id": "r", "status": "registering"}])  # fmt: skip

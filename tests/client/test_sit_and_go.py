@@ -4,6 +4,7 @@ the winner's wallet has the prize."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -119,6 +120,7 @@ def test_a_deal_asked_for_proposed_and_accepted_from_the_tournament_window(
     qtbot.waitUntil(proposed, timeout=60_000)
     for window in windows.values():
         assert window.deal_box.isVisible() and "ann: $" in window.deal_text.text()
+        assert re.search(r"answer within (\d+) s", window.deal_text.text())
         click(qtbot, window.accept_button)
     qtbot.waitUntil(lambda: all(a.tournaments[tid].results is not None for a in (ann, bob)),
                     timeout=WAIT_MS)  # fmt: skip

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -94,12 +95,16 @@ class LobbyWindow(QWidget):
         self.filter.addItem("All games", "")
         for code, name in VARIANTS.items():
             self.filter.addItem(name, code)
+        self.hide_full = QCheckBox("Hide full")
+        self.hide_empty = QCheckBox("Hide empty")
         self.cash = _table(CASH_COLUMNS)
         self.open_button = QPushButton("Open table")
         cash_page = QWidget()
         cash_bar = QHBoxLayout()
         cash_bar.addWidget(QLabel("Game:"))
         cash_bar.addWidget(self.filter)
+        cash_bar.addWidget(self.hide_full)
+        cash_bar.addWidget(self.hide_empty)
         cash_bar.addStretch(1)
         cash_bar.addWidget(self.open_button)
         cash_layout = QVBoxLayout(cash_page)
@@ -129,6 +134,8 @@ class LobbyWindow(QWidget):
         self.resize(1000, 560)
 
         self.filter.currentIndexChanged.connect(self._filter)
+        self.hide_full.toggled.connect(self._filter)
+        self.hide_empty.toggled.connect(self._filter)
         self.open_button.clicked.connect(self._open_selected)
         self.cash.doubleClicked.connect(self._open_selected)
         self.register_button.clicked.connect(lambda: self._tournament(self.register))
@@ -140,6 +147,8 @@ class LobbyWindow(QWidget):
 
     def _filter(self) -> None:
         self.model.variant_filter = str(self.filter.currentData() or "")
+        self.model.hide_full = self.hide_full.isChecked()
+        self.model.hide_empty = self.hide_empty.isChecked()
         self.refresh()
 
     def _selected(self, table: QTableWidget) -> str | None:

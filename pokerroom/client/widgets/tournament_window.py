@@ -3,7 +3,10 @@ results, and a deal proposal to accept or reject (T-6, T-11, T-13)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -36,9 +39,12 @@ class TournamentWindow(QWidget):
     answer_deal = Signal(str, str, bool)  # tournament id, deal id, accept
     purchase = Signal(str, str)  # tournament id, reenter | rebuy | addon (T-4)
 
-    def __init__(self, model: TournamentModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, model: TournamentModel, now_ms: Callable[[], int], parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.model = model
+        self.now_ms = now_ms  # the server's clock: a deal's deadline is on it
         self.setWindowTitle(f"{model.name} — pokerroom")
         self.fields: dict[str, QLabel] = {}
         self.title = QLabel("")
@@ -107,7 +113,23 @@ class TournamentWindow(QWidget):
         self.deal_button.clicked.connect(lambda: self.ask_deal.emit(self.model.tournament_id))
         self.accept_button.clicked.connect(lambda: self._answer(True))
         self.reject_button.clicked.connect(lambda: self._answer(False))
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000)
+        self.timer.timeout.connect(self._tick)
+        self.timer.start()
         self.refresh()
+
+    def _tick(self) -> None:
+        if self.model.deal is not None:
+            self._show_deal(self.model.deal)
+
+    def _show_deal(self, deal: dict[str, Any]) -> None:
+        lines = [f"{fig['player']}: {money(fig['amount'])} ({fig['chips']:,} chips)"
+                 for fig in deal["figures"]]  # fmt: skip
+        lines.append(f"left to play for: {money(deal['left_to_play_for'])} ({deal['kind']})")
+        left = max(0, (deal["deadline_ms"] - self.now_ms()) // 1000)
+        lines.append(f"answer within {left} s (silence rejects it)")
+        self.deal_text.setText("\n".join(lines))
 
     def _purchase(self, kind: str) -> None:
         self.purchase.emit(self.model.tournament_id, kind)
@@ -168,12 +190,7 @@ class TournamentWindow(QWidget):
         deal = model.deal
         self.deal_box.setVisible(deal is not None)
         if deal is not None:
-            lines = [
-                f"{fig['player']}: {money(fig['amount'])} ({fig['chips']:,} chips)"
-                for fig in deal["figures"]
-            ]
-            lines.append(f"left to play for: {money(deal['left_to_play_for'])} ({deal['kind']})")
-            self.deal_text.setText("\n".join(lines))
+            self._show_deal(deal)
             open_ = model.me in [fig["player"] for fig in deal["figures"]]
             self.accept_button.setEnabled(open_ and self.accept_button.isEnabled())
             self.reject_button.setEnabled(open_ and self.reject_button.isEnabled())
