@@ -58,3 +58,14 @@ def test_the_client_is_found_and_does_import_qt() -> None:
 )
 def test_the_checker_catches_each_way_of_importing_the_client(source: str, package: str) -> None:
     assert client_imports(source, package)
+
+
+@pytest.mark.parametrize("module", ["framing", "table_model", "lobby_model", "tournament_model"])
+def test_the_client_s_protocol_state_is_plain_python(module: str) -> None:
+    """The models are fed by frames and tested without Qt: they import no Qt (nor asyncio)."""
+    source = (REPO / "pokerroom" / "client" / f"{module}.py").read_text()
+    names = imported_modules(source, "pokerroom.client")
+    assert not [n for n in names if n.split(".")[0] in ("PySide6", "shiboken6", "asyncio")]
+    assert not [
+        n for n in names if n.startswith(("pokerroom.client.net", "pokerroom.client.widgets"))
+    ]

@@ -104,14 +104,15 @@ class Room:
     log: Path
 
 
-def start_room(folder: Path) -> Room:
-    """`pokerroom serve --port 0 --admin-endpoint none` on a migrated temp SQLite file."""
+def start_room(folder: Path, extra: str = "") -> Room:
+    """`pokerroom serve --port 0 --admin-endpoint none` on a migrated temp SQLite file (`extra`:
+    more TOML for the room's config)."""
     url = f"sqlite:///{folder / 'room.sqlite'}"
     engine = make_engine(url)
     upgrade(engine)
     engine.dispose()
     (folder / "schedule.toml").write_text(SCHEDULE)
-    (folder / "room.toml").write_text(ROOM.format(schedule=folder / "schedule.toml"))
+    (folder / "room.toml").write_text(ROOM.format(schedule=folder / "schedule.toml") + extra)
     args = ["serve", "--db", url, "--port", "0", "--admin-endpoint", "none",
             "--config", str(folder / "room.toml")]  # fmt: skip
     log = folder / "server.log"
