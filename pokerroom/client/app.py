@@ -224,6 +224,7 @@ class ClientApp(QObject):
         model = self.tables[table_id] = TableModel(table_id=table_id, me=self.me)
         window = TableWindow(model, self.session)
         window.closing.connect(self._table_closed)
+        window.wallet_changed.connect(self.refresh_wallet)
         self.table_windows[table_id] = window
         window.show()
         return model

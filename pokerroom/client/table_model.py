@@ -174,6 +174,14 @@ class TableModel:
         if handler is not None:
             handler(event)
 
+    def topped_up(self, stack: int, pending: int) -> None:
+        """Our `top_up` was answered (C-9): the stack now, and chips due after the hand. No
+        table event says it (the others see it at the next `hand_started`)."""
+        if (mine := self.my_seat) is not None:
+            mine.stack = stack
+            if pending:
+                self._log(f"{self.money(pending)} more after this hand")
+
     def chat_refused(self, text: str, code: str, message: str, at_ms: int) -> None:
         """One of our chat lines was refused (C-13): shown in the chat with its reason."""
         self._chat(ChatEntry(player=self.me, text=text, at_ms=at_ms, error=f"{code}: {message}"))

@@ -160,6 +160,15 @@ def test_seats_come_and_go_and_sit_out() -> None:
     assert 5 not in model.seats
 
 
+def test_a_top_up_answer_sets_our_stack() -> None:
+    """C-9: no table event tells a top-up; its answer gives the stack (and what is pending)."""
+    model = started()
+    model.topped_up(200, 0)
+    assert model.seats[0].stack == 200 and model.seats[3].stack == 149
+    model.topped_up(200, 50)
+    assert model.log[-1] == "$0.50 more after this hand"
+
+
 def test_chat_lines_and_our_refused_lines() -> None:
     model = TableModel(table_id="t1", me="ann")
     model.apply({"type": "chat", "table_id": "t1", "player": "bob", "text": "hi", "at_ms": 1})

@@ -178,3 +178,24 @@ def test_leaving_twice_after_a_hand_shows_the_c8_block_and_the_refused_sit(
     click(qtbot, controls.sit_button)
     qtbot.waitUntil(lambda: controls.message.text().startswith("blocked:"), timeout=WAIT_MS)
     assert window.model.my_seat is None
+
+
+def test_top_up_alone_at_a_table_between_hands(
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+) -> None:
+    """C-9: Top up brings the stack to the amount in the box, from the wallet, at once between
+    hands; the box cannot go past the table maximum."""
+    ann = make_client("ann")
+    register(qtbot, ann, room.port, "ann")
+    deposit(qtbot, ann, 10_000)
+    window = open_table(qtbot, ann, "nl-other")  # buy-in $2 – $10
+    sit(qtbot, window, 200)
+    controls = window.seat_controls
+    assert controls.amount.maximum() == 1_000 and controls.top_up_button.isVisible()
+    controls.amount.setValue(650)
+    click(qtbot, controls.top_up_button)
+    qtbot.waitUntil(lambda: window.model.my_seat is not None and window.model.my_seat.stack == 650,
+                    timeout=WAIT_MS)  # fmt: skip
+    qtbot.waitUntil(lambda: ann.balance == (10_000 - 650, "USD"), timeout=WAIT_MS)
+    controls.amount.setValue(5_000)
+    assert controls.amount.value() == 1_000

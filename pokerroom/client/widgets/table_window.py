@@ -31,6 +31,7 @@ class TableWindow(QWidget):
     """One table: the app feeds `model` and calls `refresh`; requests go out on `session`."""
 
     closing = Signal(str)  # table id: the window was closed by the player
+    wallet_changed = Signal()  # a sit, top-up or leave was answered: the wallet moved
 
     def __init__(
         self, model: TableModel, session: ClientSession, parent: QWidget | None = None
@@ -144,7 +145,13 @@ class TableWindow(QWidget):
         if add <= 0:
             self.seat_controls.say(f"the stack is {money(mine.stack, self.model.currency)} already")
             return
-        self.session.request("top_up", self._said, table_id=self.model.table_id, amount=add)
+        self.session.request("top_up", self._topped_up, table_id=self.model.table_id, amount=add)
+
+    def _topped_up(self, answer: dict[str, Any]) -> None:
+        if answer["type"] == "ok":
+            self.model.topped_up(answer["result"]["stack"], answer["result"]["pending"])
+            self.wallet_changed.emit()
+        self._said(answer)
 
     def leave(self) -> None:
         """Stand up after this hand (C-8): the answer says the cash-out and any block."""
@@ -155,6 +162,7 @@ class TableWindow(QWidget):
         if answer["type"] == "error":
             self.seat_controls.say(refusal(answer))
             return
+        self.wallet_changed.emit()
         result = answer["result"]
         text = f"cashed out {money(result['amount'], self.model.currency)}"
         if result.get("blocked_until_ms"):
