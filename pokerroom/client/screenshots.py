@@ -21,7 +21,12 @@ from pokerroom.client.widgets.tournament_window import TournamentWindow
 
 #: A fixed moment, so that the pictures do not change from run to run.
 NOW_MS = 1_800_000_000_000
-SIZES = {"lobby": (1100, 560), "table": (1280, 800), "tournament": (900, 680)}
+SIZES = {
+    "lobby": (1100, 560),
+    "lobby-tournaments": (1100, 560),
+    "table": (1280, 800),
+    "tournament": (900, 680),
+}
 
 
 def _summary(
@@ -49,8 +54,8 @@ def _tournament(name: str, kind: str, status: str, **extra: Any) -> dict[str, An
     return summary
 
 
-def lobby() -> LobbyWindow:
-    """The lobby with a few cash tables and tournaments."""
+def lobby(tournaments: bool = False) -> LobbyWindow:
+    """The lobby with a few cash tables and tournaments (their tab shown if `tournaments`)."""
     model = LobbyModel()
     model.set_tables([
         _summary("nlhe-micro-6max", "NT", 6, (1, 2), 5),
@@ -72,6 +77,8 @@ def lobby() -> LobbyWindow:
     window.show_wallet("ann", 123_456, "USD")
     window.refresh()
     window.select_table("nlhe-micro-6max")
+    if tournaments:
+        window.select_tournament("hourly-turbo-1")
     window.say("deposited $100")
     return window
 
@@ -158,7 +165,8 @@ def tournament() -> TournamentWindow:
 
 
 def render(folder: Path) -> list[Path]:
-    """Write lobby.png, table.png and tournament.png into `folder`; their paths."""
+    """Write lobby.png (cash tables), lobby-tournaments.png, table.png and tournament.png into
+    `folder`; their paths."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     application = QApplication.instance() or QApplication([sys.argv[0]])
     folder.mkdir(parents=True, exist_ok=True)
@@ -166,6 +174,7 @@ def render(folder: Path) -> list[Path]:
     session.clock_offset_ms = NOW_MS - now_ms()
     windows: dict[str, QWidget] = {
         "lobby": lobby(),
+        "lobby-tournaments": lobby(tournaments=True),
         "table": table(session),
         "tournament": tournament(),
     }

@@ -14,7 +14,8 @@ def test_the_script_renders_the_lobby_a_table_and_a_tournament(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
     written = screenshots.render(tmp_path)
-    assert [p.name for p in written] == ["lobby.png", "table.png", "tournament.png"]
+    names = ["lobby.png", "lobby-tournaments.png", "table.png", "tournament.png"]
+    assert [p.name for p in written] == names
     for path in written:
         image = QImage(str(path))
         assert (image.width(), image.height()) == screenshots.SIZES[path.stem], path

@@ -34,7 +34,7 @@ TOURNAMENT_COLUMNS = (
     "Buy-in + fee",
     "Guarantee",
     "Bounty",
-    "Entries",
+    "Entries (left)",
     "Late reg.",
 )
 
@@ -217,6 +217,8 @@ class LobbyWindow(QWidget):
         for row, summary in enumerate(entries):
             cap = summary.get("max_entries")
             late = summary.get("late_registration_levels") or 0
+            running = summary["status"] == "running"
+            left = f" ({summary['players_left']} left)" if running else ""
             cells = (
                 str(summary["name"]),
                 "Sit & Go" if summary["kind"] == "sit_and_go" else "MTT",
@@ -225,7 +227,7 @@ class LobbyWindow(QWidget):
                 f"{money(summary['buy_in'])} + {money(summary['fee'])}",
                 money(summary["guarantee"]) if summary["guarantee"] else "—",
                 tournament_bounty(summary) or "—",
-                f"{summary['entries']}" + (f"/{cap}" if cap else ""),
+                f"{summary['entries']}" + (f"/{cap}" if cap else "") + left,
                 f"{late} levels" if late else "—",
             )
             self._fill(self.tournaments, row, summary["tournament_id"], cells)
