@@ -6,13 +6,21 @@ import sqlalchemy as sa
 
 
 def all_metadata() -> list[sa.MetaData]:
-    """The MetaData of the ledger (with the cash tables on it), server, staff, tournaments, jobs."""
+    """The MetaData of the ledger (cash tables on it), server, staff, tournaments, jobs, casino."""
     import pokerroom.cash.store  # noqa: F401  (declares the cash tables on the ledger's metadata)
     import tournaments.stake_store  # noqa: F401  (staking and deal tables on the tournaments')
     from pokerroom.admin.schema import metadata as admin_metadata
+    from pokerroom.casino.schema import metadata as casino_metadata
     from pokerroom.jobs.schema import metadata as jobs_metadata
     from pokerroom.ledger.schema import metadata as ledger_metadata
     from pokerroom.server.schema import metadata as server_metadata
     from tournaments.store import metadata as tournaments_metadata
 
-    return [ledger_metadata, server_metadata, admin_metadata, tournaments_metadata, jobs_metadata]
+    return [
+        ledger_metadata,
+        server_metadata,
+        admin_metadata,
+        tournaments_metadata,
+        jobs_metadata,
+        casino_metadata,
+    ]

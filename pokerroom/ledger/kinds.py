@@ -34,6 +34,11 @@ class AccountKind(StrEnum):
     STAKING_ESCROW = "staking_escrow"  # money buyers paid for action, held until settlement, T-17
     TICKET = "ticket"  # a tournament seat won or given (T-3, T-16): its value, owner = ticket id
     HOUSE_EXPIRED = "house_expired"  # what tickets held when they expired unused (T-16)
+    CASINO_IN_PLAY = "casino_in_play"  # a casino round's stakes, owner = round id (L-1)
+    CASINO_BANKROLL = "casino_bankroll"  # the house's casino wins and losses (L-1, L-3)
+    CASINO_JACKPOT = "casino_jackpot"  # a progressive table's jackpot pool, owner = table (PB-5)
+    CASINO_JACKPOT_SEED = "casino_jackpot_seed"  # funds the pool's reset (PB-8)
+    HELD = "held"  # a player's casino win awaiting staff review (K-13, PB-11)
     EXTERNAL = "external"  # the world outside: deposits and withdrawals; may go negative
 
 
@@ -54,6 +59,9 @@ class TransferKind(StrEnum):
     STAKE = "stake"
     REFUND = "refund"
     CORRECTION = "correction"
+    CASINO_BET = "casino_bet"  # a confirmed casino bet: wallet -> the round's in_play (L-2)
+    CASINO_SETTLEMENT = "casino_settlement"  # a casino round settled (L-3)
+    CASINO_VOID = "casino_void"  # a casino round voided: every stake back (L-5)
     TRANSFER = "transfer"
 
 

@@ -1,0 +1,92 @@
+"""What a casino table tells its players (the protocol layer turns these into frames).
+
+Public events go to everyone at the table; `OwnSettlement` only to its player (others see
+only each player's totals in `RoundResult`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class BettingOpened:
+    """A round opened; bets are taken until `closes_ms` (K-2)."""
+
+    table_id: str
+    round_id: str
+    closes_ms: int
+    round_in_shoe: int
+
+
+@dataclass(frozen=True, slots=True)
+class BettingClosed:
+    """No more bets (K-2); the outcome is drawn after this (RNG-2)."""
+
+    table_id: str
+    round_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotal:
+    """One player's round as everyone sees it: stakes and what was paid."""
+
+    player: str
+    staked: int
+    paid: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """The recorded outcome (K-6) and every player's totals."""
+
+    table_id: str
+    round_id: str
+    outcome: dict[str, Any]
+    totals: tuple[PlayerTotal, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SettledLine:
+    """One of the player's bets as settled."""
+
+    spot: str
+    stake: int
+    result: str
+    returned: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnSettlement:
+    """A player's own settlement: each bet, the cap's cut (K-12), a jackpot, held (K-13)."""
+
+    table_id: str
+    round_id: str
+    lines: tuple[SettledLine, ...]
+    staked: int
+    paid: int
+    capped: int
+    jackpot: int
+    held: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundVoided:
+    """The round is void: every stake returned (K-7, L-5); the table closes until reopened."""
+
+    table_id: str
+    round_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """The table opened or closed (staff, or a void: K-7)."""
+
+    table_id: str
+    open: bool
+    reason: str
+
+
+CasinoEvent = BettingOpened | BettingClosed | RoundResult | OwnSettlement | RoundVoided | TableState

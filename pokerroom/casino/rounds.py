@@ -1,0 +1,104 @@
+"""RoundStore: a casino table's persistence as Deferreds, run in the ledger's thread pools.
+
+Placements and settlements go through the ledger's group commit (`LedgerService.settle`)
+with their rows in the same transaction (`also=`); round rows, voids and recovery down the
+money lane (retried: each is idempotent); histories and balances down the read lane.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from sqlalchemy.engine import Connection, Engine
+from twisted.internet.defer import Deferred
+
+from pokerroom.casino import money, store
+from pokerroom.casino.store import HistoryRound, RoundRow, Voided
+from pokerroom.ledger.accounts import get_account
+from pokerroom.ledger.db import in_transaction
+from pokerroom.ledger.errors import UnknownAccount
+from pokerroom.ledger.kinds import AccountRef, TransferKind
+from pokerroom.ledger.service import LedgerService
+from pokerroom.ledger.transfers import Transfer
+
+
+class RoundStore:
+    """Rounds and bets of the casino tables of one room database."""
+
+    def __init__(self, ledger: LedgerService) -> None:
+        self.ledger = ledger
+
+    def recover(self, table_id: str, now_ms: int) -> Deferred[tuple[Voided, ...]]:
+        """Void the table's rounds left open by a crash (K-7)."""
+        return self.ledger.write(store.recover_table, table_id, now_ms)
+
+    def open_round(self, row: RoundRow) -> Deferred[None]:
+        """The round's row, before any bet (K-1)."""
+        return self.ledger.write(store.open_round, row)
+
+    def place(
+        self, round_id: str, player: str, currency: str, bets: Sequence[tuple[str, int]], key: str
+    ) -> Deferred[Transfer]:
+        """wallet → the round's in_play, keyed by the client's key, with the bet rows (L-2)."""
+        amount = sum(stake for _, stake in bets)
+        ledger_key = money.bet_key(player, key)
+        return self.ledger.settle(
+            key=ledger_key,
+            kind=TransferKind.CASINO_BET,
+            currency=currency,
+            postings=list(money.placement(round_id, player, currency, amount).items()),
+            reference=round_id,
+            also=partial(
+                store.add_bets, round_id=round_id, player=player, bets=list(bets), key=ledger_key
+            ),
+        )
+
+    def settle(
+        self,
+        round_id: str,
+        currency: str,
+        legs: Mapping[AccountRef, int],
+        outcome: dict[str, Any],
+        summary: dict[str, Any],
+        now_ms: int,
+    ) -> Deferred[None]:
+        """The round's one transaction with its record (L-3, L-7, RNG-9)."""
+        record = partial(
+            store.mark_settled, round_id=round_id, outcome=outcome, summary=summary, now_ms=now_ms
+        )
+        if not legs:  # no bet: nothing moves, the record is still kept
+            return self.ledger.write(_record_only, record)
+        posted = self.ledger.settle(
+            key=money.round_key(round_id),
+            kind=TransferKind.CASINO_SETTLEMENT,
+            currency=currency,
+            postings=list(legs.items()),
+            reference=round_id,
+            also=record,
+        )
+        return posted.addCallback(lambda _: None)
+
+    def void(self, round_id: str, reason: str, now_ms: int) -> Deferred[Voided]:
+        """Void one round: every stake back (K-7, L-5)."""
+        return self.ledger.write(store.void_round, round_id, reason, now_ms)
+
+    def history(self, player: str, limit: int = 20) -> Deferred[tuple[HistoryRound, ...]]:
+        """A player's latest rounds."""
+        return self.ledger.read(store.history, player, limit)
+
+    def balance(self, ref: AccountRef) -> Deferred[int]:
+        """An account's balance, 0 if it was never opened."""
+        return self.ledger.read(_balance_or_zero, ref)
+
+
+def _record_only(engine: Engine, record: Callable[[Connection], None]) -> None:
+    in_transaction(engine, record)
+
+
+def _balance_or_zero(engine: Engine, ref: AccountRef) -> int:
+    try:
+        return get_account(engine, ref).balance
+    except UnknownAccount:
+        return 0
