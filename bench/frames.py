@@ -26,13 +26,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pokerroom.protocol.catalog import validate
 from pokerroom.protocol.events import (
     ActionRequest,
     HandStarted,
     LegalView,
     PlayerActed,
     SeatStack,
-    validate,
 )
 from pokerroom.protocol.framing import encode_frame
 

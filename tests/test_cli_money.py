@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from click.testing import CliRunner, Result
 
 from pokerroom.cli import main
-from pokerroom.cli.admin_cmds import Staff, audit_change
+from pokerroom.cli.admin_base import Staff
+from pokerroom.cli.admin_money_cmds import audit_change
 from pokerroom.cli.jobs_cmds import run_line
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import external, wallet

@@ -29,14 +29,21 @@ def imported_modules(source: str, package: str) -> list[str]:
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parent = ".".join(parts[: len(parts) - node.level + 1])
-                base = f"{parent}.{base}" if base else parent
+            base = absolute_module(node, package)
             names.append(base)
             names.extend(f"{base}.{alias.name}" for alias in node.names)
     return names
+
+
+def absolute_module(node: ast.ImportFrom, package: str) -> str:
+    """The full dotted module a `from ... import` of a file of `package` names (relative ones
+    resolved against the package)."""
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")
+        parent = ".".join(parts[: len(parts) - node.level + 1])
+        base = f"{parent}.{base}" if base else parent
+    return base
 
 
 def forbidden_imports(source: str, package: str) -> list[str]:

@@ -65,7 +65,7 @@ REQUEST_UNDONE = "request_undone"
 KNOCKOUT_PUSH_SECONDS = 5.0
 
 if TYPE_CHECKING:
-    from pokerroom.server.lobby import Answer
+    from pokerroom.protocol.answers import Answer
     from tournaments.actor import Result, TournamentActor
     from tournaments.bounty_book import BountyBook
     from tournaments.director.registration import Decision

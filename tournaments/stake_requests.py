@@ -32,7 +32,7 @@ from tournaments import stake_store
 from tournaments.director.staking import DEFAULT_MARKUP_BPS, Offer, Stake
 
 if TYPE_CHECKING:
-    from pokerroom.server.lobby import Answer
+    from pokerroom.protocol.answers import Answer
     from tournaments.actor import TournamentActor
     from tournaments.desk import TournamentDesk
 

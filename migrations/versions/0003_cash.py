@@ -1,5 +1,5 @@
 """Cash tables: hands (C-12), seats at hand boundaries, rake shares (C-11), declines and
-blocks (C-8), rathole memory (C-10), missed-blind memory (C-4). Mirrors pokerroom/cash/store.py.
+blocks (C-8), rathole memory (C-10), missed-blind memory (C-4). Mirrors pokerroom/cash/schema.py.
 
 Revision ID: 0003_cash
 Revises: 0002_players_chat

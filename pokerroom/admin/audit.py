@@ -16,11 +16,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from pokerroom.admin import errors as codes
-from pokerroom.admin.roles import Role
-from pokerroom.admin.schema import audit
+from pokerroom.admin.roles import Role, check_role
+from pokerroom.admin.schema import audit, staff
 from pokerroom.ledger.db import in_transaction, read
-from pokerroom.protocol.errors import ProtocolError
 
 MAX_AUDIT_ROWS = 500
 
@@ -74,6 +72,10 @@ class Audited:
 
     audit_id: int | None
     change: Change
+
+    def answer(self) -> dict[str, Any]:
+        """The `ok` result of most changes: the audit row's id and the work's result."""
+        return {"audit_id": self.audit_id, **self.change.result}
 
 
 def write_audit(
@@ -131,6 +133,16 @@ class RecorderAudit:
         return write
 
 
+def current_role(conn: Connection, actor: Actor) -> Role | None:
+    """The actor's role as stored now, or None if the account is gone or disabled."""
+    row = conn.execute(
+        sa.select(staff.c.role, staff.c.disabled).where(staff.c.name == actor.name)
+    ).first()
+    if row is None or row.disabled:
+        return None
+    return Role.parse(row.role)
+
+
 def audited(
     engine: Engine,
     actor: Actor,
@@ -142,25 +154,12 @@ def audited(
     *args: Any,
 ) -> Audited:
     """Run `work(conn, *args)` and write its audit row in one transaction (see module doc)."""
-    from pokerroom.admin.staff import current_role  # staff imports this module
 
     def unit(conn: Connection) -> Audited:
-        role = current_role(conn, actor)
-        if role is None:
-            raise ProtocolError(codes.STAFF_DISABLED, "this staff account is disabled")
-        if actor.required is not None and not role.allows(actor.required):
-            raise ProtocolError(
-                codes.FORBIDDEN,
-                f"needs the {actor.required.label} role",
-                {"required": actor.required.label, "role": role.label},
-            )
+        role = check_role(current_role(conn, actor), actor.required)
         change = work(conn, *args)
-        if not change.audit:
-            return Audited(None, change)
         stamp = Actor(actor.name, role.label)
-        done_as = change.action or action
-        row = write_audit(conn, stamp, done_as, target, change.before, change.after, reason, now_ms)
-        return Audited(row, change)
+        return _recorded(conn, change, stamp, change.action or action, target, reason, now_ms)
 
     for attempt in range(2):
         try:
@@ -185,13 +184,25 @@ def console_audited(
     same audit row (as `actor`, e.g. `console_actor()`), in one transaction."""
 
     def unit(conn: Connection) -> Audited:
-        change = work(conn, *args)
-        if not change.audit:
-            return Audited(None, change)
-        row = write_audit(conn, actor, action, target, change.before, change.after, reason, now_ms)
-        return Audited(row, change)
+        return _recorded(conn, work(conn, *args), actor, action, target, reason, now_ms)
 
     return in_transaction(engine, unit)
+
+
+def _recorded(
+    conn: Connection,
+    change: Change,
+    stamp: Actor,
+    action: str,
+    target: str,
+    reason: str,
+    now_ms: int,
+) -> Audited:
+    """The change with its audit row written (none for a replay, `audit=False`)."""
+    if not change.audit:
+        return Audited(None, change)
+    row = write_audit(conn, stamp, action, target, change.before, change.after, reason, now_ms)
+    return Audited(row, change)
 
 
 def record_end(

@@ -1,28 +1,67 @@
-"""What an admin command's handler works with: the room's parts, who asks, and the clock."""
+"""What an admin command's handler works with: the room's parts, who asks, and the clock.
+
+The handlers see the room through `AdminRoom`, the parts of the running room a staff command
+reads or changes; `pokerroom.admin.service.AdminService` provides it (the handlers never
+import the service that calls them: docs/ARCHITECTURE.md rule 13).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 
 from pokerroom.admin.audit import Actor, Audited, Change, RecorderAudit, audited
 from pokerroom.admin.commands import Command
 from pokerroom.admin.roles import Role
 
 if TYPE_CHECKING:
-    from pokerroom.admin.service import AdminService
+    from pokerroom.admin.settings import AdminSettings
+    from pokerroom.cash import HandStore, RoomPolicies
+    from pokerroom.chat import ChatService
+    from pokerroom.jobs.service import JobService
+    from pokerroom.ledger import LedgerService
+    from pokerroom.server.hub import Hub
+    from pokerroom.server.lobby import Lobby
+    from tournaments.schedule import TournamentScheduler
 
 T = TypeVar("T")
 
 
+class AdminRoom(Protocol):
+    """The parts of the running room that staff commands read and change."""
+
+    reactor: Any
+    clock: IReactorTime
+    settings: AdminSettings
+    ledger: LedgerService
+    lobby: Lobby
+    hub: Hub
+    chat: ChatService
+    currency: str
+    tournaments: TournamentScheduler | None
+    jobs: JobService | None
+    store: HandStore | None
+    policies: RoomPolicies | None
+    #: Players banned now; tables staff paused or closed (table_id -> `paused` | `closed`).
+    banned: set[str]
+    table_states: dict[str, str]
+
+    def apply_table_state(self, table_id: str, state: str | None) -> None:
+        """Pause, close or reopen a table in memory (its stored state is already written)."""
+
+    def enforce_ban(self, player: str) -> list[Deferred[dict[str, Any] | None]]:
+        """A ban took effect: no resume, logged out, stood up after the running hands."""
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
-    """One request: the admin service (the room's parts), the staff member and the command."""
+    """One request: the room's parts, the staff member and the command."""
 
-    room: AdminService
+    room: AdminRoom
     staff: str
     role: Role
     command: Command[Any]

@@ -23,10 +23,10 @@ from twisted.internet.defer import Deferred
 from pokerroom.admin import audit as audit_log
 from pokerroom.admin import errors as codes
 from pokerroom.admin import store
+from pokerroom.admin.args import NOTE
 from pokerroom.admin.audit import Actor, Audited
 from pokerroom.admin.commands import arg, command
 from pokerroom.admin.context import Context
-from pokerroom.admin.handlers import NOTE
 from pokerroom.admin.roles import Role
 from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.runs import recent_runs

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from pokerroom.admin import errors as codes
+from pokerroom.protocol.errors import ProtocolError
+
 
 class Role(IntEnum):
     """A staff role; a higher role may do everything a lower one may (docs/ADMIN.md)."""
@@ -32,3 +35,18 @@ class Role(IntEnum):
 
 
 ROLE_NAMES = tuple(role.label for role in Role)
+
+
+def check_role(role: Role | None, required: Role | None, what: str = "") -> Role:
+    """What every staff request checks first: `role`, the staff member's role as stored now
+    (None: the account is disabled or gone, `staff_disabled`), allows `required` (else
+    `forbidden`, naming both roles; `what` begins the message, e.g. the command's name)."""
+    if role is None:
+        raise ProtocolError(codes.STAFF_DISABLED, "this staff account is disabled")
+    if required is not None and not role.allows(required):
+        raise ProtocolError(
+            codes.FORBIDDEN,
+            f"{what}needs the {required.label} role",
+            {"required": required.label, "role": role.label},
+        )
+    return role

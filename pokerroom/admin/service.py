@@ -23,10 +23,10 @@ from twisted.internet.interfaces import IReactorTime
 
 import pokerroom.admin.handlers  # noqa: F401  (registers the commands)
 from pokerroom.admin import store
-from pokerroom.admin.handlers import CLOSED, PAUSED, stand_up
 from pokerroom.admin.schema import staff
 from pokerroom.admin.session import AdminFactory, AdminSession
 from pokerroom.admin.settings import AdminSettings
+from pokerroom.admin.table_handlers import CLOSED, PAUSED, stand_up
 from pokerroom.ledger.db import read
 from pokerroom.protocol import errors
 from pokerroom.server.throttle import HashPool, LoginThrottle

@@ -23,6 +23,7 @@ import itertools
 from collections import deque
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
+from typing import Protocol as Interface
 
 import structlog
 from argon2 import PasswordHasher
@@ -34,20 +35,21 @@ from twisted.python.failure import Failure
 
 from pokerroom.admin import errors as codes
 from pokerroom.admin.commands import COMMANDS, parse
-from pokerroom.admin.context import Context
+from pokerroom.admin.context import AdminRoom, Context
+from pokerroom.admin.roles import check_role
 from pokerroom.admin.staff import StaffMember, find_staff, touch_login
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
+from pokerroom.protocol.connection import ConnectionGate, peer_host
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import ServerMessage, goodbye, ok
+from pokerroom.protocol.events import ServerMessage, error_message, goodbye, ok
 from pokerroom.protocol.fields import normalize_name, text
 from pokerroom.protocol.framing import MAX_FRAME, FrameDecoder, encode_frame
 from pokerroom.protocol.messages import check_request_id
-from pokerroom.protocol.session import ConnectionGate, peer_host
 from pokerroom.server.throttle import address_key
 
 if TYPE_CHECKING:
-    from pokerroom.admin.service import AdminService
+    from pokerroom.server.throttle import HashPool, LoginThrottle
 
 log = structlog.get_logger("pokerroom.admin")
 _ids = itertools.count(1)
@@ -56,6 +58,18 @@ ADMIN_PROTOCOL_VERSION = 1
 PLAYER_MESSAGES = frozenset({"hello", "register", "login", "resume", "logout"})
 _NAME = text(64)
 _PASSWORD = text(1024)
+
+
+class StaffRoom(AdminRoom, Interface):
+    """What a staff connection needs of the room besides what its commands use: the login
+    throttle and hashing, the open sessions (`AdminService` provides it)."""
+
+    hashing: HashPool
+    throttle: LoginThrottle
+    sessions: set[AdminSession]
+
+    def dummy_hash(self) -> str:
+        """A hash to verify against for an unknown staff name (the same work as a known one)."""
 
 
 def refusal(failure: Failure) -> ProtocolError:
@@ -72,7 +86,7 @@ def refusal(failure: Failure) -> ProtocolError:
 class AdminSession(Protocol):
     """The protocol of one staff connection."""
 
-    def __init__(self, room: AdminService, gate: ConnectionGate | None = None) -> None:
+    def __init__(self, room: StaffRoom, gate: ConnectionGate | None = None) -> None:
         self.room = room
         self.gate = gate
         self._admitted = False
@@ -141,12 +155,12 @@ class AdminSession(Protocol):
         while self._queue and not self._busy and not self._closing:
             frame = self._queue.popleft()
             if isinstance(frame, ProtocolError):
-                self.send(frame.to_message(None))
+                self.send(error_message(frame, None))
                 continue
             try:
                 request_id = check_request_id(frame.get("id"))
             except ProtocolError as exc:
-                self.send(exc.to_message(None))
+                self.send(error_message(exc, None))
                 continue
             self._busy = True
             d = maybeDeferred(self._dispatch, frame)
@@ -164,11 +178,11 @@ class AdminSession(Protocol):
         except (TypeError, ValueError):  # not JSON-able or larger than a frame: still answer
             self.log.error("admin_answer_too_large", request=kind)
             failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
-            self.send(failure.to_message(request_id))
+            self.send(error_message(failure, request_id))
 
     def _refused(self, failure: Failure, request_id: int | str) -> None:
         error = refusal(failure)
-        self.send(error.to_message(request_id))
+        self.send(error_message(error, request_id))
         if error.code == codes.STAFF_DISABLED:
             self.close(codes.STAFF_DISABLED, "this staff account is disabled")
 
@@ -194,16 +208,11 @@ class AdminSession(Protocol):
         staff = self.staff
 
         def checked(found: tuple[StaffMember, str] | None) -> Any:
-            if found is None or found[0].disabled:
-                raise ProtocolError(codes.STAFF_DISABLED, "this staff account is disabled")
-            member = found[0]
-            self.staff = member
-            if not member.role.allows(cmd.role):
-                raise ProtocolError(
-                    codes.FORBIDDEN,
-                    f"{cmd.name} needs the {cmd.role.label} role",
-                    {"required": cmd.role.label, "role": member.role.label},
-                )
+            member = found[0] if found is not None and not found[0].disabled else None
+            if member is not None:
+                self.staff = member
+            check_role(member.role if member else None, cmd.role, f"{cmd.name} ")
+            assert member is not None
             self.log.info("admin_request", staff=member.name, request=cmd.name)
             return cmd.run(Context(self.room, member.name, member.role, cmd), args)
 
@@ -319,7 +328,7 @@ def _verify(stored: str, password: str) -> bool:
 class AdminFactory(ServerFactory):
     """Builds an AdminSession per staff connection; counts them against the `[admin]` caps."""
 
-    def __init__(self, room: AdminService) -> None:
+    def __init__(self, room: StaffRoom) -> None:
         self.room = room
         settings = room.settings
         self.gate = ConnectionGate(settings.max_connections, settings.max_connections_per_address)

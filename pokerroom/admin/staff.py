@@ -225,13 +225,3 @@ def touch_login(engine: Engine, name: str, now_ms: int) -> None:
     """Remember a successful staff login."""
     stmt = sa.update(staff).where(staff.c.name == name).values(last_login_ms=now_ms)
     in_transaction(engine, lambda conn: conn.execute(stmt))
-
-
-def current_role(conn: Connection, actor: Actor) -> Role | None:
-    """The actor's role as stored now, or None if the account is gone or disabled."""
-    row = conn.execute(
-        sa.select(staff.c.role, staff.c.disabled).where(staff.c.name == actor.name)
-    ).first()
-    if row is None or row.disabled:
-        return None
-    return Role.parse(row.role)

@@ -32,6 +32,7 @@ from pokerroom.cash.pause import TablePause
 from pokerroom.cash.policies import RoomPolicies
 from pokerroom.cash.roster import IDLE, PLAYING, SETTLING, STARTING, Roster
 from pokerroom.cash.seating import Seat
+from pokerroom.cash.snapshot import cash_snapshot
 from pokerroom.cash.store import Recovery
 from pokerroom.engine import Hand
 from pokerroom.engine import events as ev
@@ -40,7 +41,6 @@ from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import (
     ServerMessage,
     Snapshot,
-    SnapshotSeat,
     TableHalted,
     TableSnapshot,
 )
@@ -254,29 +254,9 @@ class TableActor:
     def snapshot(self, player_id: str) -> Snapshot:
         """The table as `player_id` may see it: public state and only their own cards (C-15);
         a result not yet kept is not in it (rule 14)."""
-        cfg = self.config
-        seats = [
-            SnapshotSeat(
-                seat=s.number,
-                player=s.player_id,
-                stack=s.stack,
-                sitting_out=s.sitting_out,
-                waiting=s.waiting,
-                in_hand=s.in_hand,
-                disconnected=s.disconnected,
-            )
-            for s in sorted(self.roster.seats.values(), key=lambda s: s.number)
-        ]
-        return Snapshot(
-            table_id=cfg.table_id,
-            variant=cfg.variant,
-            max_seats=cfg.max_seats,
-            blinds=[cfg.small_blind, cfg.big_blind],
-            currency=cfg.currency,
-            buy_in=[cfg.min_buy_in, cfg.max_buy_in],
-            button=self.button_state.button if self.button_state else None,
-            seats=seats,
-            hand=self.driver.view(player_id),
+        button = self.button_state.button if self.button_state else None
+        return cash_snapshot(
+            self.config, self.roster.seats.values(), button, self.driver.view(player_id)
         )
 
     def snapshot_message(self, player_id: str) -> TableSnapshot:
@@ -500,15 +480,7 @@ class TableActor:
         self.plan = None
         self.phase = IDLE
         self.log = self.log.try_unbind("hand_id")
-        for seat in list(self.roster.seats.values()):
-            seat.in_hand = False
-            if seat.pending_chips:
-                seat.stack += seat.pending_chips  # C-9: chips added between hands
-                seat.pending_chips = 0
-            if seat.leaving:
-                self.roster.stand_up(seat)
-            elif seat.stack == 0 and not seat.sitting_out:
-                self.roster.sit_out_seat(seat, reason="no_chips")
+        self.roster.between_hands()
         self.deal_soon()
 
     def _halt(self, step: str, failure: Failure) -> None:

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.cash.config import CashTableConfig
-from pokerroom.cash.store import cash_hand_histories, cash_hand_players
+from pokerroom.cash.schema import cash_hand_histories, cash_hand_players
 from pokerroom.engine import Hand
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.phh import dumps, history_fields

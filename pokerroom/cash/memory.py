@@ -13,14 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.cash.declines import DECLINE_WINDOW_SECONDS, decline_block_minutes
-from pokerroom.cash.store import (
-    cash_blocks,
-    cash_declines,
-    cash_missed_blinds,
-    cash_rathole,
-    delete_seat,
-    escrow,
-)
+from pokerroom.cash.schema import cash_blocks, cash_declines, cash_missed_blinds, cash_rathole
+from pokerroom.cash.store import delete_seat, escrow
 from pokerroom.ledger import transfers
 from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.db import in_transaction, read

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
 
@@ -22,19 +21,19 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.python.failure import Failure
 
 from pokerroom.cash import errors as codes
+from pokerroom.cash.chips import SeatChips, is_amount, ledger_refusal
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.declines import is_decline
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.memory import CashOut
 from pokerroom.cash.pause import TABLE_BACKOFF
 from pokerroom.cash.policies import AdmissionDecision, RoomPolicies
-from pokerroom.cash.seating import Seat, free_seat
+from pokerroom.cash.seating import Seat, free_seat, seat_of_row, seat_row
+from pokerroom.cash.sitouts import SitOuts
 from pokerroom.cash.store import ChipsAdded, SeatRow
-from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
+from pokerroom.ledger.errors import Busy, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import (
-    PlayerSatIn,
-    PlayerSatOut,
     SeatLeft,
     SeatTaken,
     ServerMessage,
@@ -44,36 +43,6 @@ from pokerroom.protocol.results import CashedOut, Empty, SatIn, Seated, ToppedUp
 from pokerroom.table.clock import seconds_to_ms
 
 IDLE, STARTING, PLAYING, SETTLING = "idle", "starting", "playing", "settling"
-
-
-def _is_amount(value: object) -> bool:
-    return type(value) is int and value > 0
-
-
-def _ledger_error(failure: Failure) -> Failure:
-    """Money errors become protocol errors; nothing changed (P-1)."""
-    if failure.check(ProtocolError):
-        return failure
-    if failure.check(InsufficientFunds):
-        return Failure(ProtocolError(codes.INSUFFICIENT_FUNDS, "the wallet holds too little"))
-    if failure.check(IdempotencyConflict):  # P-2: a client's key reused for other content
-        return Failure(ProtocolError(IdempotencyConflict.code, "this key was used for another"))
-    if isinstance(failure.value, ServiceUnavailable | Busy):  # an outage or load: try later
-        return Failure(ProtocolError(failure.value.code, failure.value.message))
-    return Failure(ProtocolError(codes.LEDGER_FAILED, f"the money move failed: {failure.value}"))
-
-
-@dataclass(slots=True)
-class SeatChips:
-    """P-2: which of its escrow's transfers a seat's stack holds. Every transfer up to
-    `counted_upto` (the buy-in, or the newest when a restart read the stacks from the escrows)
-    is in it, and so is each top-up key in `credited` since. A top-up the ledger answers as
-    `replayed` is put on the stack only if it is neither: the ledger's own retry found the
-    first try committed (its answer lost), or an earlier try of this table failed after its
-    commit. In memory only: a restart reads the stacks from the escrows again."""
-
-    counted_upto: int
-    credited: set[str] = field(default_factory=set)
 
 
 class RosterTable(Protocol):
@@ -143,7 +112,10 @@ class Roster:
         self._leaves: dict[str, list[Deferred[CashedOut]]] = {}
         #: Players whose cash-out waits for the database, with the timer of its next try.
         self._cashing_out: dict[str, IDelayedCall | None] = {}
-        self._sitout_timers: dict[str, IDelayedCall] = {}
+        #: Seats sitting out and their C-3 timers (C-4 coming back).
+        self.sitouts = SitOuts(
+            config, clock=clock, table=table, expired=self._sitout_expired, log=log
+        )
         #: Seat session -> what its stack holds of its escrow's transfers (P-2).
         self._chips: dict[str, SeatChips] = {}
 
@@ -173,40 +145,14 @@ class Roster:
 
     def seat_rows(self) -> list[SeatRow]:
         """Every seat as the database keeps it at a hand boundary (C-12)."""
-        return [
-            SeatRow(
-                seat=s.number,
-                player_id=s.player_id,
-                session=s.session,
-                stack=s.stack,
-                sat_at_ms=seconds_to_ms(s.sat_at),
-                hands_played=s.hands_played,
-                timebank_ms=s.timebank_ms,
-                sitting_out=s.sitting_out,
-                missed_sb=s.missed_sb,
-                missed_bb=s.missed_bb,
-            )
-            for s in sorted(self.seats.values(), key=lambda s: s.number)
-        ]
+        return [seat_row(s) for s in sorted(self.seats.values(), key=lambda s: s.number)]
 
     def restore(self, rows: tuple[SeatRow, ...], *, last_transfer_id: int) -> None:
         """C-12: reseat the players found at start-up, with their escrow stacks (which hold
         every transfer up to `last_transfer_id`, P-2)."""
         for row in rows:
             self._chips[row.session] = SeatChips(last_transfer_id)
-            seat = Seat(
-                number=row.seat,
-                player_id=row.player_id,
-                stack=row.stack,
-                session=row.session,
-                sat_at=row.sat_at_ms / 1000,
-                timebank_ms=row.timebank_ms,
-                waiting=False,
-                missed_sb=row.missed_sb,
-                missed_bb=row.missed_bb,
-                hands_played=row.hands_played,
-                disconnected=True,  # C-14: nobody is connected after a restart
-            )
+            seat = seat_of_row(row)
             self.seats[row.seat] = seat
             self.by_player[row.player_id] = row.seat
             if row.sitting_out:
@@ -214,10 +160,10 @@ class Roster:
 
     def close(self) -> None:
         """Stop every timer (server shutdown)."""
-        for call in [*self._sitout_timers.values(), *self._cashing_out.values()]:
+        self.sitouts.close()
+        for call in self._cashing_out.values():
             if call is not None and call.active():
                 call.cancel()
-        self._sitout_timers.clear()
 
     # ------------------------------------------------------------------ sit (C-2, C-8, C-9, C-10)
 
@@ -236,7 +182,7 @@ class Roster:
             raise ProtocolError(codes.ALREADY_SEATED, "you already sit at this table")
         if player_id in self._cashing_out:
             raise ProtocolError(codes.LEAVING, "your cash-out from this table is not done yet")
-        if not _is_amount(buy_in):
+        if not is_amount(buy_in):
             raise ProtocolError(codes.INVALID_AMOUNT, "buy_in must be a positive int of cents")
         taken = set(self.seats) | self._reserved
         if seat is None:
@@ -320,7 +266,7 @@ class Roster:
             self._admitted.pop(player_id, None)
             return result
 
-        return d.addCallback(admitted).addCallback(seated).addErrback(_ledger_error).addBoth(done)
+        return d.addCallback(admitted).addCallback(seated).addErrback(ledger_refusal).addBoth(done)
 
     # ------------------------------------------------------------------ top up (C-9)
 
@@ -333,7 +279,7 @@ class Roster:
         once (`SeatChips`).
         """
         seat = self.seat_of(player_id)
-        if not _is_amount(amount):
+        if not is_amount(amount):
             raise ProtocolError(codes.INVALID_AMOUNT, "amount must be a positive int of cents")
         if seat.leaving:
             raise ProtocolError(codes.LEAVING, "you are leaving this table")
@@ -376,7 +322,7 @@ class Roster:
                     self.request_leave(seat)  # the leave waited for this money to land
             return result
 
-        return d.addCallback(added).addErrback(_ledger_error).addBoth(done)
+        return d.addCallback(added).addErrback(ledger_refusal).addBoth(done)
 
     # ------------------------------------------------------------------ sit out / in (C-3, C-4)
 
@@ -390,25 +336,10 @@ class Roster:
 
     def sit_out_seat(self, seat: Seat, *, reason: str, announce: bool = True) -> None:
         """Sit the seat out and start its C-3 timer; tell the audience unless restoring."""
-        seat.sitting_out = True
-        seat.sat_out_at = self.clock.seconds()
-        old = self._sitout_timers.pop(seat.player_id, None)
-        if old is not None and old.active():
-            old.cancel()
-        self._sitout_timers[seat.player_id] = self.clock.callLater(
-            self.config.sitout_max_minutes * 60, self._sitout_expired, seat.player_id
-        )
-        self.log.info("sat_out", player_id=seat.player_id, reason=reason)
-        if announce:
-            self.table.broadcast(
-                PlayerSatOut(
-                    table_id=self.table_id, seat=seat.number, player=seat.player_id, reason=reason
-                )
-            )
+        self.sitouts.sit_out(seat, reason=reason, announce=announce)
 
     def _sitout_expired(self, player_id: str) -> None:
         """C-3: too long away: stand up; the chips go back to the wallet."""
-        self._sitout_timers.pop(player_id, None)
         number = self.by_player.get(player_id)
         if number is None or not self.seats[number].sitting_out:
             return
@@ -429,29 +360,24 @@ class Roster:
 
     def sit_in_seat(self, seat: Seat, post: bool) -> None:
         """Back in: post what is owed (`post`) or wait for the big blind (C-4)."""
-        timer = self._sitout_timers.pop(seat.player_id, None)
-        if timer is not None and timer.active():
-            timer.cancel()
-        seat.sitting_out = False
-        seat.timed_out = False
-        seat.sat_out_at = None
-        if seat.owes:
-            seat.waiting = True
-            seat.wait_for_bb = not post
-        self.table.broadcast(
-            PlayerSatIn(
-                table_id=self.table_id,
-                seat=seat.number,
-                player=seat.player_id,
-                owes=seat.owes,
-                wait_for_bb=seat.wait_for_bb,
-            )
-        )
-        self.table.deal_soon()
+        self.sitouts.sit_in(seat, post)
 
     def back_from_timeout(self, seat: Seat) -> None:
         """C-6: a player sat out by the clock who acts again is back in."""
         self.sit_in_seat(seat, post=True)
+
+    def between_hands(self) -> None:
+        """After a hand: pending top-ups join the stack (C-9), leavers stand up, a seat with no
+        chips sits out."""
+        for seat in list(self.seats.values()):
+            seat.in_hand = False
+            if seat.pending_chips:
+                seat.stack += seat.pending_chips  # C-9: chips added between hands
+                seat.pending_chips = 0
+            if seat.leaving:
+                self.stand_up(seat)
+            elif seat.stack == 0 and not seat.sitting_out:
+                self.sit_out_seat(seat, reason="no_chips")
 
     # ------------------------------------------------------------------ leave (C-8, C-10)
 
@@ -488,9 +414,7 @@ class Roster:
         del self.seats[seat.number]
         del self.by_player[seat.player_id]
         self._reserved.add(seat.number)
-        timer = self._sitout_timers.pop(seat.player_id, None)
-        if timer is not None and timer.active():
-            timer.cancel()
+        self.sitouts.forget(seat.player_id)
         cash_out = partial(  # the same values on every try: memory.cash_out is idempotent
             self.store.cash_out,
             self.table_id,
@@ -565,6 +489,6 @@ class Roster:
             if not seat.sitting_out:
                 self.sit_out_seat(seat, reason="cash_out_failed")
             for waiter in self._leaves.pop(seat.player_id, []):
-                waiter.errback(_ledger_error(failure))
+                waiter.errback(ledger_refusal(failure))
 
         d.addCallbacks(cashed, failed)

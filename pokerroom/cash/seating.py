@@ -1,10 +1,13 @@
-"""Seats of a cash table: who sits where, their chips and status (the clockwise arithmetic is
-in pokerroom.table.positions)."""
+"""Seats of a cash table: who sits where, their chips and status, and a seat as the database
+keeps it (the clockwise arithmetic is in pokerroom.table.positions)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from pokerroom.cash.store import SeatRow
+from pokerroom.table.clock import seconds_to_ms
 
 
 @dataclass(slots=True)
@@ -63,3 +66,36 @@ def free_seat(taken: Iterable[int], max_seats: int) -> int | None:
     """The lowest free seat number, or None when the table is full."""
     used = set(taken)
     return next((s for s in range(max_seats) if s not in used), None)
+
+
+def seat_row(seat: Seat) -> SeatRow:
+    """The seat as the database keeps it at a hand boundary (C-12)."""
+    return SeatRow(
+        seat=seat.number,
+        player_id=seat.player_id,
+        session=seat.session,
+        stack=seat.stack,
+        sat_at_ms=seconds_to_ms(seat.sat_at),
+        hands_played=seat.hands_played,
+        timebank_ms=seat.timebank_ms,
+        sitting_out=seat.sitting_out,
+        missed_sb=seat.missed_sb,
+        missed_bb=seat.missed_bb,
+    )
+
+
+def seat_of_row(row: SeatRow) -> Seat:
+    """C-12: a seat found at start-up, with its escrow stack; nobody is connected (C-14)."""
+    return Seat(
+        number=row.seat,
+        player_id=row.player_id,
+        stack=row.stack,
+        session=row.session,
+        sat_at=row.sat_at_ms / 1000,
+        timebank_ms=row.timebank_ms,
+        waiting=False,
+        missed_sb=row.missed_sb,
+        missed_bb=row.missed_bb,
+        hands_played=row.hands_played,
+        disconnected=True,  # C-14: nobody is connected after a restart
+    )

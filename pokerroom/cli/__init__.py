@@ -54,7 +54,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "pokerroom.cli.engine_cmds:simulate_command",
         "Play independent hands with a seeded policy.",
     ),
-    "staff": ("pokerroom.cli.admin_cmds:staff", "Staff accounts, on the database directly."),
+    "staff": ("pokerroom.cli.staff_cmds:staff", "Staff accounts, on the database directly."),
     "tournament": ("pokerroom.cli.tournament_cmds:tournament", "Tournament commands."),
 }
 

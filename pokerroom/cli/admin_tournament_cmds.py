@@ -9,46 +9,29 @@ money and disciplinary ones require `--reason`. Attached to the `admin` group wh
 from __future__ import annotations
 
 import re
-import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
 import click
 
-from pokerroom.cli.admin_cmds import (
-    _change,
-    _show,
-    _staff,
+from pokerroom.cli.admin_base import (
     admin,
-    json_option,
-    reason_optional,
-    reason_required,
-    table,
-    yes_option,
+    change,
+    moment_ms,
+    show,
+    staff_change,
+    staff_of,
+    staff_read,
 )
-from pokerroom.cli.jobs_cmds import paid, run_line
 from pokerroom.cli.output import money, show_table, span, when
 
 _AHEAD = re.compile(r"\+(\d+)([smhd])")
-_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def start_ms(text: str) -> int:
     """`--start`: ahead of now (`+90s`, `+10m`, `+2h`), an ISO date-time (UTC if no zone), or
     epoch ms."""
-    if text.isdigit():
-        return int(text)
-    ahead = _AHEAD.fullmatch(text.strip())
-    if ahead:
-        return int((time.time() + int(ahead[1]) * _SECONDS[ahead[2]]) * 1000)
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise click.BadParameter(f"{text!r}: use +10m, +2h, an ISO date-time or epoch ms") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    return moment_ms(text, _AHEAD, 1, "+10m, +2h, an ISO date-time or epoch ms")
 
 
 def _amounts(text: str) -> list[int]:
@@ -68,11 +51,10 @@ def tournament() -> None:
 
 
 @tournament.command("list")
-@json_option
-@click.pass_context
+@staff_read
 def tournament_list(ctx: click.Context, as_json: bool) -> None:
     """Every tournament: in play, then the stored ones."""
-    result = _staff(ctx).call("tournament_list")
+    result = staff_of(ctx).call("tournament_list")
     rows = [
         (
             t["tournament_id"],
@@ -87,16 +69,15 @@ def tournament_list(ctx: click.Context, as_json: bool) -> None:
         for t in result["tournaments"]
     ]
     columns = ["id", "name", "status", "starts (UTC)", "entries", "left", "pool", "level"]
-    _show(result, as_json, lambda _: show_table("tournaments", columns, rows))
+    show(result, as_json, lambda _: show_table("tournaments", columns, rows))
 
 
 @tournament.command("show")
 @click.argument("tournament_id")
-@json_option
-@click.pass_context
+@staff_read
 def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> None:
     """One tournament: clock, money, tables with stacks."""
-    result = _staff(ctx).call("tournament_show", tournament_id=tournament_id)
+    result = staff_of(ctx).call("tournament_show", tournament_id=tournament_id)
 
     def render(r: dict[str, Any]) -> None:
         paused = " (paused)" if r.get("paused") else ""
@@ -126,7 +107,7 @@ def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> No
             rows = [(p["place"], p["player"], money(p["prize"], cur)) for p in r["paid"]]
             show_table("paid", ["place", "player", "prize"], rows)
 
-    _show(result, as_json, render)
+    show(result, as_json, render)
 
 
 @tournament.command("create")
@@ -146,9 +127,7 @@ def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> No
               help="Minutes (T-18; default 10).")  # fmt: skip
 @click.option("--reconnect", type=click.FloatRange(0, 3600), default=None,
               help="Seconds (T-18; default 30).")  # fmt: skip
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_create(
     ctx: click.Context,
     template: str,
@@ -169,7 +148,7 @@ def tournament_create(
 ) -> None:
     """Create a tournament from TEMPLATE starting at --start (T-1)."""
     at = start_ms(start)
-    result = _change(
+    result = change(
         ctx,
         yes,
         f"create a {template} tournament starting {when(at)} UTC",
@@ -185,14 +164,12 @@ def tournament_create(
 @tournament.command("delay")
 @click.argument("tournament_id")
 @click.option("--minutes", type=click.FloatRange(0, 1440, min_open=True), required=True)
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_delay(
     ctx: click.Context, tournament_id: str, minutes: float, reason: str | None, yes: bool
 ) -> None:
     """Start TOURNAMENT_ID --minutes later (T-1, before the start)."""
-    result = _change(
+    result = change(
         ctx, yes, f"delay {tournament_id} by {minutes:g} min", "tournament_delay",
         tournament_id=tournament_id, minutes=minutes, reason=reason,
     )  # fmt: skip
@@ -201,50 +178,42 @@ def tournament_delay(
 
 @tournament.command("pause")
 @click.argument("tournament_id")
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_pause(ctx: click.Context, tournament_id: str, reason: str | None, yes: bool) -> None:
     """No new hand anywhere; the level clock stands still."""
-    _change(ctx, yes, f"pause {tournament_id}", "tournament_pause",
+    change(ctx, yes, f"pause {tournament_id}", "tournament_pause",
             tournament_id=tournament_id, reason=reason)  # fmt: skip
 
 
 @tournament.command("resume")
 @click.argument("tournament_id")
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_resume(
     ctx: click.Context, tournament_id: str, reason: str | None, yes: bool
 ) -> None:
     """Deal again; the level clock runs on."""
-    _change(ctx, yes, f"resume {tournament_id}", "tournament_resume",
+    change(ctx, yes, f"resume {tournament_id}", "tournament_resume",
             tournament_id=tournament_id, reason=reason)  # fmt: skip
 
 
 @tournament.command("cancel")
 @click.argument("tournament_id")
-@reason_required
-@yes_option
-@click.pass_context
+@staff_change("required")
 def tournament_cancel(ctx: click.Context, tournament_id: str, reason: str, yes: bool) -> None:
     """Cancel TOURNAMENT_ID; the refund job pays T-18."""
-    _change(ctx, yes, f"cancel {tournament_id}", "tournament_cancel",
+    change(ctx, yes, f"cancel {tournament_id}", "tournament_cancel",
             tournament_id=tournament_id, reason=reason)  # fmt: skip
 
 
 @tournament.command("add-time")
 @click.argument("tournament_id")
 @click.option("--seconds", type=click.IntRange(1, 86_400), required=True)
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_add_time(
     ctx: click.Context, tournament_id: str, seconds: int, reason: str | None, yes: bool
 ) -> None:
     """The current level lasts --seconds longer."""
-    result = _change(
+    result = change(
         ctx, yes, f"add {seconds} s to {tournament_id}'s level", "tournament_add_time",
         tournament_id=tournament_id, seconds=seconds, reason=reason,
     )  # fmt: skip
@@ -257,9 +226,7 @@ def tournament_add_time(
 @click.argument("player")
 @click.option("--table", "table_number", type=click.IntRange(1), required=True,
               help="The table number (tournament show).")  # fmt: skip
-@reason_optional
-@yes_option
-@click.pass_context
+@staff_change("optional")
 def tournament_move(
     ctx: click.Context,
     tournament_id: str,
@@ -269,7 +236,7 @@ def tournament_move(
     yes: bool,
 ) -> None:
     """Move PLAYER to another table between hands (T-10)."""
-    result = _change(
+    result = change(
         ctx, yes, f"move {player} to table {table_number}", "tournament_move",
         tournament_id=tournament_id, player=player, table=table_number, reason=reason,
     )  # fmt: skip
@@ -279,14 +246,12 @@ def tournament_move(
 @tournament.command("disqualify")
 @click.argument("tournament_id")
 @click.argument("player")
-@reason_required
-@yes_option
-@click.pass_context
+@staff_change("required")
 def tournament_disqualify(
     ctx: click.Context, tournament_id: str, player: str, reason: str, yes: bool
 ) -> None:
     """Disqualify PLAYER: out with their chips at the end of their hand."""
-    result = _change(
+    result = change(
         ctx, yes, f"disqualify {player} from {tournament_id}", "tournament_disqualify",
         tournament_id=tournament_id, player=player, reason=reason,
     )  # fmt: skip
@@ -297,14 +262,12 @@ def tournament_disqualify(
 @click.argument("tournament_id")
 @click.argument("player")
 @click.option("--set", "chips", type=click.IntRange(1), required=True, help="The new stack.")
-@reason_required
-@yes_option
-@click.pass_context
+@staff_change("required")
 def tournament_chips(
     ctx: click.Context, tournament_id: str, player: str, chips: int, reason: str, yes: bool
 ) -> None:
     """Set PLAYER's stack to --set chips between hands."""
-    result = _change(
+    result = change(
         ctx, yes, f"set {player}'s stack to {chips}", "tournament_chips",
         tournament_id=tournament_id, player=player, chips=chips, reason=reason,
     )  # fmt: skip
@@ -316,20 +279,19 @@ def tournament_chips(
 @click.option("--min-times", type=click.IntRange(1, 1000), default=3, show_default=True)
 @click.option("--min-overlap", type=click.FloatRange(0, 86_400), default=30.0, show_default=True,
               help="Seconds each time.")  # fmt: skip
-@json_option
-@click.pass_context
+@staff_read
 def tournament_sitouts(
     ctx: click.Context, tournament_id: str, min_times: int, min_overlap: float, as_json: bool
 ) -> None:
     """T-12: players who sit out together repeatedly."""
-    result = _staff(ctx).call(
+    result = staff_of(ctx).call(
         "tournament_sitouts",
         tournament_id=tournament_id,
         min_times=min_times,
         min_overlap_seconds=min_overlap,
     )
     rows = [(" + ".join(p["players"]), p["times"]) for p in result["pairs"]]
-    _show(
+    show(
         result,
         as_json,
         lambda _: show_table("sitting out together (T-12)", ["players", "times"], rows),
@@ -342,9 +304,7 @@ def tournament_sitouts(
 @click.option("--seats-in-cash", is_flag=True, help="Pay a satellite's seats in cash (T-15).")
 @click.option("--rounding", type=click.IntRange(0), default=None, help="The new house rounding.")
 @click.option("--key", default=None, help="Idempotency key (default: a new one).")
-@reason_required
-@yes_option
-@click.pass_context
+@staff_change("required")
 def tournament_prizes(
     ctx: click.Context,
     tournament_id: str,
@@ -357,14 +317,14 @@ def tournament_prizes(
 ) -> None:
     """T-15: change TOURNAMENT_ID's prizes (the house adds the difference)."""
     if amounts is None:
-        current = _staff(ctx).call("tournament_show", tournament_id=tournament_id)
+        current = staff_of(ctx).call("tournament_show", tournament_id=tournament_id)
         if not current.get("payouts"):
             raise click.UsageError("--amounts: the prize table is not fixed yet")
         values = list(current["payouts"])
     else:
         values = _amounts(amounts)
     shown = ", ".join(str(v) for v in values)
-    result = _change(
+    result = change(
         ctx, yes, f"change {tournament_id}'s prizes to {shown} (cents)", "tournament_prizes",
         tournament_id=tournament_id, amounts=values, reason=reason, key=key or uuid.uuid4().hex,
         rounding=rounding, seats_in_cash=seats_in_cash or None,
@@ -378,71 +338,15 @@ def tournament_prizes(
 @click.argument("tournament_id")
 @click.option("--resume", "choice", flag_value="resume", help="Play on after all (T-18).")
 @click.option("--refund", "choice", flag_value="refund", help="Cancel for outage (T-18).")
-@reason_required
-@yes_option
-@click.pass_context
+@staff_change("required")
 def tournament_outage(
     ctx: click.Context, tournament_id: str, choice: str | None, reason: str, yes: bool
 ) -> None:
     """Override the start-up's choice after a crash: --resume or --refund."""
     if choice is None:
         raise click.UsageError("give --resume or --refund")
-    result = _change(
+    result = change(
         ctx, yes, f"{choice} {tournament_id} after the outage", "tournament_outage",
         tournament_id=tournament_id, choice=choice, reason=reason,
     )  # fmt: skip
     click.echo(f"  {tournament_id}: {result.get('status')}")
-
-
-# -- jobs ----------------------------------------------------------------------------------------
-@admin.group("jobs")
-def jobs() -> None:
-    """Scheduled jobs of the running server (admin)."""
-
-
-@jobs.command("list")
-@click.option("--job", default=None, help="Only this job's runs.")
-@click.option("--limit", type=click.IntRange(1, 500), default=20, show_default=True)
-@json_option
-@click.pass_context
-def jobs_list(ctx: click.Context, job: str | None, limit: int, as_json: bool) -> None:
-    """The jobs and their latest runs."""
-    result = _staff(ctx).call("job_list", job=job, limit=limit)
-
-    def render(r: dict[str, Any]) -> None:
-        every = [(j["job"], j["interval_seconds"]) for j in r["jobs"]]
-        show_table("jobs", ["job", "every (s)"], every)
-        rows = [
-            (x["id"], x["job"], when(x["started_at_ms"]), x["outcome"], len(x["tournaments"]),
-             paid(x["amounts"]) if x["amounts"] else "-", x["transfers"])
-            for x in r["runs"]
-        ]  # fmt: skip
-        columns = ["id", "job", "started (UTC)", "outcome", "tourn.", "paid", "transfers"]
-        show_table("runs", columns, rows)
-        for x in r["runs"]:
-            if x["error"]:
-                click.echo(f"run {x['id']}: {x['error']}")
-
-    _show(result, as_json, render)
-
-
-@jobs.command("run")
-@click.argument("name")
-@reason_optional
-@yes_option
-@click.pass_context
-def jobs_run(ctx: click.Context, name: str, reason: str | None, yes: bool) -> None:
-    """Run job NAME now in the running server; prints its report."""
-    result = _change(ctx, yes, f"run job {name}", "job_run", job=name, reason=reason)
-    click.echo(f"  {run_line(result)}")
-
-
-# -- cash tables ---------------------------------------------------------------------------------
-@table.command("open")
-@click.option("--from-config", "name", required=True, help="A [tables.NAME] of the room's config.")
-@reason_optional
-@yes_option
-@click.pass_context
-def table_open(ctx: click.Context, name: str, reason: str | None, yes: bool) -> None:
-    """Open a cash table that the room's config file names (read again now)."""
-    _change(ctx, yes, f"open table {name}", "table_open", table_id=name, reason=reason)

@@ -284,7 +284,8 @@ def bots(
 ) -> None:
     """Bot clients over the real protocol, until their hands are played or the time limit;
     prints a summary; exit 0 unless a protocol error or a leak happened (or they hung)."""
-    from pokerroom.server.bots import BotReport, BotSettings, run_bots
+    from pokerroom.server.bot_fleet import run_bots
+    from pokerroom.server.bots import BotReport, BotSettings
     from pokerroom.server.reactor import room_reactor
 
     reactor = room_reactor()
@@ -425,7 +426,8 @@ def _run_demo(
     """Start the room, then the bots once it listens; the exit status of `_finish`."""
     from twisted.internet.defer import Deferred
 
-    from pokerroom.server.bots import BotSettings, run_bots
+    from pokerroom.server.bot_fleet import run_bots
+    from pokerroom.server.bots import BotSettings
 
     finished: Deferred[BotReport] = Deferred()
 

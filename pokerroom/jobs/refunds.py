@@ -49,6 +49,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from pokerroom.jobs.refund_plan import ROUNDING, account_ref, plan_rows
 from pokerroom.jobs.runner import JobContext, Work
 from pokerroom.ledger import accounts as ledger_accounts
 from pokerroom.ledger.db import in_transaction, read
@@ -59,169 +60,14 @@ from pokerroom.ledger.schema import accounts as accounts_table
 from pokerroom.ledger.transfers import Transfer, transfer_on
 from tournaments import stake_store, store
 from tournaments.director.money import (
-    HOUSE_FEES,
-    HOUSE_OVERLAY,
-    HOUSE_ROUNDING,
-    TICKET,
-    Account,
     bounty_pool,
-    house,
     prize_pool,
     staking_escrow,
-    tdollars,
-    wallet,
 )
-from tournaments.director.refunds import (
-    FeeRefund,
-    RefundPhase,
-    RefundPlan,
-    outage_refunds,
-)
-from tournaments.director.registration import Funding
 from tournaments.director.tickets import OnCancel, TicketState, give_back, target_cancelled
-from tournaments.stake_refunds import apply_stakes, record_paid
+from tournaments.stake_refunds import record_paid
 
 NAME = "refunds"
-PRIZE_COMPONENTS = ("pool_equal_share", "pool_chip_share", "next_prize")
-ROUNDING = "rounding"  # house row: T-7, what the per-player round-downs leave
-OVERLAY = "overlay"  # house row: T-18's guarantee clause, the overlay goes back
-
-
-def refund_key(tournament_id: str, player: str, component: str) -> str:
-    """The idempotency key of one refund component (P-2)."""
-    return f"t:{tournament_id}:refund:{player}:{component}"
-
-
-def _ref(account: Account, currency: str) -> str:
-    return str(AccountRef(AccountKind(account.kind), account.owner, currency))
-
-
-# --------------------------------------------------------------------------- the plan (pure)
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentPlan:
-    """One tournament's refunds: the plan and its ledger rows."""
-
-    tournament_id: str
-    currency: str
-    reason: str
-    phase: RefundPhase
-    plan: RefundPlan | None
-    rows: tuple[store.RefundRow, ...]
-
-
-def plan_rows(
-    stopped: store.StoppedTournament, staking: stake_store.StakingRows | None = None
-) -> TournamentPlan:
-    """T-18's plan for the stored state, as one row per transfer to make (no I/O); with the
-    tournament's stakes, T-17 applied (`tournaments.stake_refunds`: buyers share a seller's
-    refund in the same transfer, purchases back before the start, held escrow released)."""
-    record = stopped.record
-    tid, currency = record.id, record.currency
-    plan = outage_refunds(stopped.state, record.fee_refund)
-    by_player: dict[str, list[store.Payment]] = {}
-    for payment in stopped.payments:
-        by_player.setdefault(payment.player, []).append(payment)
-    rows: list[store.RefundRow] = []
-    for refund in plan.refunds:
-        payments = by_player.get(refund.player, [])
-        live = stopped.live_entry.get(refund.player)
-        for component, amount in refund.components():
-            if amount <= 0:
-                continue
-            source, destinations = _route(
-                tid, plan.phase, record.fee_refund, refund.player, component, amount, payments, live
-            )
-            rows.append(
-                store.RefundRow(
-                    refund.player,
-                    component,
-                    amount,
-                    _ref(source, currency),
-                    tuple((_ref(a, currency), n) for a, n in destinations),
-                    refund_key(tid, refund.player, component),
-                )
-            )
-    pool = prize_pool(tid)
-    overlay = min(plan.overlay_returned, record.overlay_posted)
-    rounding = plan.house_rounding
-    if plan.phase is RefundPhase.IN_THE_MONEY and record.prizes is not None:
-        rounding += record.prizes.rounding  # T-7: the prize table's own rest, still in the pool
-    for component, amount, target in (
-        (ROUNDING, rounding, house(HOUSE_ROUNDING)),
-        (OVERLAY, overlay, house(HOUSE_OVERLAY)),
-    ):
-        if amount > 0:
-            rows.append(
-                store.RefundRow(
-                    store.HOUSE_ROW,
-                    component,
-                    amount,
-                    _ref(pool, currency),
-                    ((_ref(target, currency), amount),),
-                    refund_key(tid, store.HOUSE_ROW, component),
-                )
-            )
-    reason = record.cancel_reason or ""
-    if staking is not None:
-        rows = list(
-            apply_stakes(tid, currency, plan.phase, rows, staking, partial(refund_key, tid))
-        )
-    return TournamentPlan(tid, currency, reason, plan.phase, plan, tuple(rows))
-
-
-def _route(
-    tid: str,
-    phase: RefundPhase,
-    fee_refund: FeeRefund,
-    player: str,
-    component: str,
-    amount: int,
-    payments: Sequence[store.Payment],
-    live_entry: int | None,
-) -> tuple[Account, list[tuple[Account, int]]]:
-    """The source of one component and where it goes (see the module docstring)."""
-    if component in PRIZE_COMPONENTS:
-        return prize_pool(tid), [(wallet(player), amount)]
-    if component == "bounty" and phase is not RefundPhase.NOT_STARTED:
-        return bounty_pool(tid), [(wallet(player), amount)]
-    source: Account
-    if component == "fee":
-        source = house(HOUSE_FEES)
-        if phase is RefundPhase.NOT_STARTED or fee_refund is FeeRefund.ALL_ENTRIES:
-            parts = [(p, p.fee) for p in payments]
-        else:
-            parts = [(p, p.fee) for p in payments if p.entry_no == live_entry]
-    elif component == "buy_in":
-        source = prize_pool(tid)
-        parts = [(p, p.buy_in) for p in payments]
-    elif component == "bounty":
-        source = bounty_pool(tid)
-        parts = [(p, p.bounty) for p in payments]
-    else:
-        raise store.StoreError(f"{player}: unknown refund component {component!r}")
-    destinations: dict[Account, int] = {}
-    for payment, part in parts:
-        if part > 0:
-            target = _paid_back_to(phase, player, payment)
-            destinations[target] = destinations.get(target, 0) + part
-    if sum(destinations.values()) != amount:
-        raise store.StoreError(
-            f"{player}: {component} of {amount} does not match the purchases that paid it"
-        )
-    return source, list(destinations.items())
-
-
-def _paid_back_to(phase: RefundPhase, player: str, payment: store.Payment) -> Account:
-    """Money paid in goes back where it came from (T-3); a part of a ticket comes as T$ (T-16)."""
-    if payment.funding is Funding.TDOLLARS:
-        return tdollars(player)
-    if payment.funding is Funding.TICKET:
-        if phase is RefundPhase.NOT_STARTED:
-            return Account(TICKET, payment.ticket_id)
-        return tdollars(player)
-    return wallet(player)
 
 
 # --------------------------------------------------------------------------- steps (blocking)
@@ -256,7 +102,7 @@ def _check_pools(
         if not row.paid:
             needed[row.source] = needed.get(row.source, 0) + row.amount
     for pool in (prize_pool(tid), bounty_pool(tid), staking_escrow(tid)):
-        name = _ref(pool, currency)
+        name = account_ref(pool, currency)
         held = _balance(conn, name)
         if held != needed.get(name, 0):
             raise RefundRefused(
@@ -377,8 +223,8 @@ def _tickets_back(
                 kind=TransferKind.REFUND,
                 currency=currency,
                 postings=[
-                    (_ref(move.source, currency), -move.amount),
-                    (_ref(move.destination, currency), move.amount),
+                    (account_ref(move.source, currency), -move.amount),
+                    (account_ref(move.destination, currency), move.amount),
                 ],
                 reference=f"tournament:{tid}",
                 memo="T-16: a cancelled target's ticket as T$",

@@ -9,12 +9,9 @@ codes (pokerroom.engine.errors); docs/PROTOCOL.md lists all of them.
 from __future__ import annotations
 
 import reprlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pokerroom.errors import CodedError
-
-if TYPE_CHECKING:
-    from pokerroom.protocol.events import Error
 
 #: Longest excerpt of a client's value that an error message may quote (P-1).
 EXCERPT_CHARS = 60
@@ -41,17 +38,6 @@ class ProtocolError(CodedError):
     def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(code, message)
         self.details = dict(details or {})
-
-    def to_message(self, request_id: int | str | None = None) -> Error:
-        """The `error` message answering the request `request_id`."""
-        from pokerroom.protocol.events import UNSET, Error  # events imports this module
-
-        return Error(
-            id=request_id,
-            code=self.code,
-            message=self.message[:MAX_MESSAGE_CHARS],
-            details=self.details or UNSET,
-        )
 
 
 # -- framing and message shape ------------------------------------------------------------

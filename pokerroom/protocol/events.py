@@ -7,127 +7,54 @@ and encoded once by `encode` (a compact JSON line, docs/PROTOCOL.md section 1); 
 hand-built frame dicts. Optional fields default to `UNSET` and are left out of the frame;
 nullable ones are always present. docs/PROTOCOL.md is checked against these definitions in both
 directions (tests/protocol/test_protocol_doc.py), and the bots validate every frame they receive
-against them (`validate`).
+against them (`pokerroom.protocol.catalog.validate`).
 
 Table events carry only what their receiver may see (C-15): `hole_cards` and `action_request`
 go to one player, and no frame names another player's hidden cards before `hand_shown`.
 Tournament messages are declared in `pokerroom.protocol.tournament_messages`; typed `ok`
-results in `pokerroom.protocol.results`.
+results in `pokerroom.protocol.results`; the base classes and the registry in
+`pokerroom.protocol.wire`; `pokerroom.protocol.catalog` imports them all and checks frames.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar, TypeAlias, TypeVar
+from typing import Any
 
-import msgspec
 from msgspec import UNSET, UnsetType
 
-from pokerroom.protocol.framing import encode_frame
+from pokerroom.protocol.errors import MAX_MESSAGE_CHARS, ProtocolError
+from pokerroom.protocol.wire import (
+    RESULTS,
+    SERVER_TYPES,
+    Frame,
+    ServerMessage,
+    WireObject,
+    as_dict,
+    encode,
+    fields_of,
+    frame_type,
+    message,
+    result_of,
+    server_messages,
+)
 
-__all__ = ["UNSET", "UnsetType"]
-
-#: tag -> message class, every server message (this module and tournament_messages).
-SERVER_TYPES: dict[str, type[ServerMessage]] = {}
-#: Request name -> the type of its `ok` result (pokerroom.protocol.results).
-RESULTS: dict[str, type[WireObject]] = {}
-
-_ENCODER = msgspec.json.Encoder()  # for as_dict
-
-#: What may be sent: a typed message only (a hand-built dict does not type-check).
-Frame: TypeAlias = "ServerMessage"
-
-
-class WireObject(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """An object inside a message (or an `ok` result): fixed fields, unknown ones refused."""
-
-
-class ServerMessage(
-    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="type"
-):
-    """Base of server-to-client messages; the class's tag is the frame's `type`."""
-
-    #: The message name (`type`), set by `@message`.
-    name: ClassVar[str] = ""
-
-    def to_frame(self) -> bytes:
-        """This message as one encoded frame (a JSON line)."""
-        return encode(self)
-
-
-M = TypeVar("M", bound=type[ServerMessage])
-R = TypeVar("R", bound=type[WireObject])
-
-
-def message(cls: M) -> M:
-    """Register a server message class under its tag (its `type`)."""
-    tag = cls.__struct_config__.tag
-    assert isinstance(tag, str) and tag not in SERVER_TYPES, tag
-    cls.name = tag
-    SERVER_TYPES[tag] = cls
-    return cls
-
-
-def result_of(*requests: str) -> Callable[[R], R]:
-    """Declare `cls` as the `ok` result of the named requests."""
-
-    def register(cls: R) -> R:
-        for request in requests:
-            assert request not in RESULTS, request
-            RESULTS[request] = cls
-        return cls
-
-    return register
-
-
-def encode(value: ServerMessage) -> bytes:
-    """One frame: compact JSON, UTF-8, newline-terminated; ValueError above MAX_FRAME."""
-    return encode_frame(value)
-
-
-def frame_type(value: ServerMessage) -> str:
-    """The `type` of a message (its tag)."""
-    return value.name
-
-
-def as_dict(value: ServerMessage | WireObject | dict[str, Any]) -> dict[str, Any]:
-    """The message as the client decodes it: plain JSON values, `type` included."""
-    built = msgspec.json.decode(_ENCODER.encode(value))  # nested structs become dicts too
-    assert isinstance(built, dict)
-    return built
-
-
-class FrameMismatch(ValueError):
-    """A received frame does not match its declaration: unknown type, missing, extra or
-    wrongly typed field."""
-
-
-def validate(frame: dict[str, Any]) -> ServerMessage:
-    """Check a decoded frame against its declaration; the typed message, or FrameMismatch.
-
-    An `ok` frame's `result` is also checked against the declared result of its request `re`.
-    """
-    import pokerroom.protocol.results
-    import pokerroom.protocol.tournament_messages  # noqa: F401  (both register their types)
-
-    kind = frame.get("type")
-    declared = SERVER_TYPES.get(kind) if isinstance(kind, str) else None
-    if declared is None:
-        raise FrameMismatch(f"no server message is called {kind!r}")
-    try:
-        typed = msgspec.convert(frame, declared)  # by its class: a union is not cached
-    except msgspec.ValidationError as exc:
-        raise FrameMismatch(f"{kind!r}: {exc}") from None
-    if isinstance(typed, Ok):
-        if not isinstance(typed.result, dict):
-            raise FrameMismatch(f"ok for {typed.re!r}: result is not an object")
-        result = RESULTS.get(typed.re)
-        if result is not None:
-            try:
-                msgspec.convert(typed.result, result)
-            except msgspec.ValidationError as exc:
-                raise FrameMismatch(f"ok for {typed.re!r}: {exc}") from None
-    return typed
+#: The base names are `pokerroom.protocol.wire`'s, named here too for the message modules.
+__all__ = [
+    "RESULTS",
+    "SERVER_TYPES",
+    "UNSET",
+    "Frame",
+    "ServerMessage",
+    "UnsetType",
+    "WireObject",
+    "as_dict",
+    "encode",
+    "fields_of",
+    "frame_type",
+    "message",
+    "result_of",
+    "server_messages",
+]
 
 
 # -- answers and session notices ------------------------------------------------------------
@@ -482,16 +409,6 @@ class TableHalted(TableEvent, tag="table_halted", frozen=True):
     hand_id: str | None
 
 
-def server_messages() -> list[type[ServerMessage]]:
-    """Every server message, in definition order (import tournament_messages to add those)."""
-    return list(SERVER_TYPES.values())
-
-
-def fields_of(cls: type[msgspec.Struct]) -> dict[str, bool]:
-    """A message's or object's fields: name -> required (the `type` tag is not a field)."""
-    return {f.name: f.required for f in msgspec.structs.fields(cls)}
-
-
 def ok(request_id: int | str, re: str, result: Any = None) -> Ok:
     """The `ok` message answering request `request_id` of type `re`."""
     return Ok(id=request_id, re=re, result={} if result is None else result)
@@ -500,3 +417,13 @@ def ok(request_id: int | str, re: str, result: Any = None) -> Ok:
 def goodbye(code: str, message: str) -> Goodbye:
     """The `goodbye` message."""
     return Goodbye(code=code, message=message)
+
+
+def error_message(error: ProtocolError, request_id: int | str | None = None) -> Error:
+    """The `error` message answering the request `request_id` with a refusal."""
+    return Error(
+        id=request_id,
+        code=error.code,
+        message=error.message[:MAX_MESSAGE_CHARS],
+        details=error.details or UNSET,
+    )

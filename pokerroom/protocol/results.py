@@ -2,7 +2,7 @@
 
 Each class is the `result` object of the requests named in its `@result_of`; the session and
 the lobby answer with these values, and the bots check every `ok` they receive against them
-(`pokerroom.protocol.events.validate`). Tournament results are in `tournament_messages`.
+(`pokerroom.protocol.catalog.validate`). Tournament results are in `tournament_messages`.
 """
 
 from __future__ import annotations

@@ -1,26 +1,26 @@
 """One session per TCP connection: frames, handshake, login, dispatch, keepalive, back-pressure.
 
-The session frames and checks requests and hands them to the lobby with the logged-in
-player's id; it never takes an identity from a message (docs/ARCHITECTURE.md rule 8). Requests are
-started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so
-answers to slow requests (a `leave` waits for the hand to end) may come after later ones.
-Outbound frames go straight to the transport until it pauses us (its buffer is full); on a TCP
-connection the frames of one reactor turn leave in one write (`WriteBatch`: after each
-request is handled, else at the end of the turn). While paused they wait in a queue, and a
-client whose queue passes `outbound_queue_max` frames or `outbound_queue_max_bytes` bytes is
-cut off (slow_reader). Inbound, each read is charged to the connection's budget of frames and
-bytes per second (`pokerroom.protocol.inbound`) before it is decoded; past the budget the
-session stops reading from the socket for a while, and cuts off a client that keeps flooding
-(inbound_flood). The limits that keep one client from holding the room's memory or
-threads (connection caps, the login deadline, the login throttle) are described in
-docs/SECURITY.md.
+The session frames and checks requests and hands them to the lobby with the logged-in player's
+id; it never takes an identity from a message (docs/ARCHITECTURE.md rule 8). Requests are
+started in the order they arrive; each gets `ok` or `error` (P-1) when it is done, so answers
+to slow requests (a `leave` waits for the hand to end) may come after later ones. Outbound
+frames go straight to the transport until it pauses us (its buffer is full); on a TCP
+connection the frames of one reactor turn leave in one write (`WriteBatch`: after each request
+is handled, else at the end of the turn). While paused they wait in a queue, and a client whose
+queue passes `outbound_queue_max` frames or `outbound_queue_max_bytes` bytes is cut off
+(slow_reader): the session's `Outbox` (`pokerroom.protocol.outbox`). Its limits and the
+connection caps are `pokerroom.protocol.connection`'s. Inbound, each read is charged to the
+connection's budget of frames and bytes per second (`pokerroom.protocol.inbound`) before it is
+decoded; past the budget the session stops reading from the socket for a while, and cuts off a
+client that keeps flooding (inbound_flood). The limits that keep one client from holding the
+room's memory or threads (connection caps, the login deadline, the login throttle) are
+described in docs/SECURITY.md.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import structlog
@@ -38,12 +38,13 @@ from zope.interface import implementer
 
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
-from pokerroom.protocol.direct import WriteBatch, batch_for, write_now
+from pokerroom.protocol.answers import Answer, Result
+from pokerroom.protocol.connection import ConnectionGate, SessionSettings, peer_host
+from pokerroom.protocol.direct import batch_for
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import Frame, Keepalive, goodbye, ok
+from pokerroom.protocol.events import Frame, Keepalive, error_message, goodbye, ok
 from pokerroom.protocol.fields import normalize_name
 from pokerroom.protocol.framing import MAX_FRAME, NEWLINE, FrameDecoder, encode_frame
-from pokerroom.protocol.inbound import InboundBudget
 from pokerroom.protocol.messages import (
     PROTOCOL_VERSION,
     SUPPORTED_VERSIONS,
@@ -51,110 +52,18 @@ from pokerroom.protocol.messages import (
     check_request_id,
     parse_request,
 )
+from pokerroom.protocol.outbox import Outbox
 from pokerroom.protocol.results import Empty, Greeting, LoggedIn, Pong
 from pokerroom.server.throttle import Attempt, LoginThrottle
 
 if TYPE_CHECKING:
     from pokerroom.server.accounts import Player, PlayerAccounts
     from pokerroom.server.hub import Hub
-    from pokerroom.server.lobby import Answer, Lobby, Result
+    from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.session")
 _ids = itertools.count(1)
 SERVER_NAME = "pokerroom"
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSettings:
-    """Connection limits (`[session]` in config/room.toml; docs/SECURITY.md). 0 turns off
-    `hello_timeout_seconds`, `max_connections` and `max_connections_per_address`."""
-
-    heartbeat_seconds: float = 30.0
-    idle_timeout_seconds: float = 90.0
-    hello_timeout_seconds: float = 10.0
-    outbound_queue_max: int = 2000
-    outbound_queue_max_bytes: int = 1024 * 1024
-    max_pending_requests: int = 64
-    max_connections: int = 10_000
-    max_connections_per_address: int = 64
-    #: The inbound budget of one connection (0 turns a rate off): frames (lines) and bytes a
-    #: second, each with a burst; past it the socket is not read for at least
-    #: `inbound_pause_seconds`, and `inbound_pauses_max` pauses within
-    #: `inbound_pause_window_seconds` close it with `goodbye` `inbound_flood` (0 = never).
-    inbound_frames_per_second: float = 100.0
-    inbound_frames_burst: int = 300
-    inbound_bytes_per_second: float = 64 * 1024
-    inbound_bytes_burst: int = 256 * 1024
-    inbound_pause_seconds: float = 1.0
-    inbound_pauses_max: int = 10
-    inbound_pause_window_seconds: float = 60.0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "inbound_frames_per_second",
-            "inbound_bytes_per_second",
-            "inbound_pause_seconds",
-            "inbound_pauses_max",
-            "inbound_pause_window_seconds",
-        ):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative")
-        if self.inbound_frames_per_second and self.inbound_frames_burst < 1:
-            raise ValueError("inbound_frames_burst must be at least 1")
-        if self.inbound_bytes_per_second and self.inbound_bytes_burst < MAX_FRAME:
-            raise ValueError(f"inbound_bytes_burst must be at least one frame ({MAX_FRAME})")
-
-    def inbound_budget(self, now: float) -> InboundBudget:
-        """A fresh budget for a connection made at `now` (its buckets full)."""
-        return InboundBudget(
-            now,
-            frames_per_second=self.inbound_frames_per_second,
-            frames_burst=self.inbound_frames_burst,
-            bytes_per_second=self.inbound_bytes_per_second,
-            bytes_burst=self.inbound_bytes_burst,
-            pause_seconds=self.inbound_pause_seconds,
-            pauses_max=self.inbound_pauses_max,
-            window_seconds=self.inbound_pause_window_seconds,
-        )
-
-
-def peer_host(address: object) -> str:
-    """The source address of a connection (its IP), the key of per-address limits."""
-    host = getattr(address, "host", None)
-    return host if isinstance(host, str) and host else "local"
-
-
-class ConnectionGate:
-    """Open connections, in all and per source address, against their caps (docs/SECURITY.md)."""
-
-    def __init__(self, total: int, per_address: int) -> None:
-        self.total, self.per_address = total, per_address
-        self.open = 0
-        self._by_address: dict[str, int] = {}
-
-    def admit(self, address: str) -> str | None:
-        """Count a new connection from `address`: None if admitted, else why it is refused."""
-        if self.total and self.open >= self.total:
-            return "the room has as many connections as it takes; try again later"
-        held = self._by_address.get(address, 0)
-        if self.per_address and held >= self.per_address:
-            return f"at most {self.per_address} connections from one address"
-        self.open += 1
-        self._by_address[address] = held + 1
-        return None
-
-    def release(self, address: str) -> None:
-        """An admitted connection from `address` closed."""
-        self.open -= 1
-        held = self._by_address.get(address, 0) - 1
-        if held > 0:
-            self._by_address[address] = held
-        else:
-            self._by_address.pop(address, None)
-
-    def from_address(self, address: str) -> int:
-        """How many connections `address` holds."""
-        return self._by_address.get(address, 0)
 
 
 def error_of(failure: Failure) -> ProtocolError:
@@ -198,12 +107,14 @@ class RoomSession(Protocol):
         self._pending: deque[dict[str, Any] | ProtocolError] = deque()
         self._in_flight = 0
         self._closing = False
-        self._paused = False
-        self._outbox: deque[bytes] = deque()
-        self._outbox_bytes = 0
-        self._writes: WriteBatch | None = None  # TCP: this turn's frames leave in one write
-        self._batch: list[bytes] = []
-        self._last_in = self._last_out = 0.0
+        #: What this connection sends, and what waits while the transport is full.
+        self._out = Outbox(
+            clock,
+            max_frames=settings.outbound_queue_max,
+            max_bytes=settings.outbound_queue_max_bytes,
+            slow_reader=self._slow_reader,
+        )
+        self._last_in = 0.0
         self._timer: IDelayedCall | None = None
         self._budget = settings.inbound_budget(clock.seconds())
         self._unpause: IDelayedCall | None = None  # while set, the socket is not read
@@ -219,24 +130,24 @@ class RoomSession(Protocol):
         if refusal is not None:
             self.log.info("connection_refused", peer=self.address, reason=refusal)
             transport.write(encode_frame(goodbye(errors.TOO_MANY_CONNECTIONS, refusal)))
-            self._closing = True
+            self._closing = self._out.closed = True
             transport.loseConnection()
             return
         self._admitted = True
         # Protocol.transport is typed ITransport; a TCP transport (and the tests' StringTransport)
         # is also the IConsumer that takes us as its streaming producer.
         cast(IConsumer, transport).registerProducer(self, True)
-        self._writes = batch_for(transport)
+        self._out.open(transport, batch_for(transport))
         if hasattr(transport, "setTcpNoDelay"):  # small frames: no Nagle delay
             cast(ITCPTransport, transport).setTcpNoDelay(True)
-        self._last_in = self._last_out = self.clock.seconds()
+        self._last_in = self.clock.seconds()
         self._schedule()
         self._arm_deadline()
         self.log.info("connected", peer=str(transport.getPeer()))
 
     def connectionLost(self, reason: Failure = connectionDone) -> None:
         """Stop timers; tell the lobby the player dropped (seats are kept, C-14)."""
-        self._closing = True
+        self._closing = self._out.closed = True
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._cancel_deadline()
@@ -246,9 +157,8 @@ class RoomSession(Protocol):
         if self._admitted and self.gate is not None:
             self._admitted = False
             self.gate.release(self.address)
-        self._outbox.clear()
-        self._outbox_bytes = 0
-        self._batch = []
+        self._out.stop()
+        self._out.drop_held()
         if self.player is not None and self.hub.detach(self, self.player.name):
             self.lobby.disconnected(self.player.name)
         self.log.info("disconnected")
@@ -272,8 +182,8 @@ class RoomSession(Protocol):
             return
         self._pending.extend(frames)
         self._next()
-        if self._writes is not None:  # the answers and the events they caused leave now
-            self._writes.flush()
+        if self._out.writes is not None:  # the answers and the events they caused leave now
+            self._out.writes.flush()
 
     def _hold_reading(self, seconds: float) -> bool:
         """Past the inbound budget: do not read the socket for `seconds` (this read is still
@@ -302,12 +212,12 @@ class RoomSession(Protocol):
         while self._pending and not self._closing:
             frame = self._pending.popleft()
             if isinstance(frame, ProtocolError):
-                self.send(frame.to_message(None))
+                self.send(error_message(frame, None))
                 continue
             try:
                 request_id = check_request_id(frame.get("id"))
             except ProtocolError as exc:
-                self.send(exc.to_message(None))
+                self.send(error_message(exc, None))
                 continue
             self._in_flight += 1
             try:
@@ -338,17 +248,19 @@ class RoomSession(Protocol):
         except (TypeError, ValueError):  # not JSON-able or larger than a frame: answer (P-1)
             self.log.error("answer_too_large", request=frame["type"])
             failure = ProtocolError(errors.INTERNAL_ERROR, "the answer did not fit in a frame")
-            self.send(failure.to_message(request_id))
+            self.send(error_message(failure, request_id))
         if frame["type"] in ("register", "login", "resume") and self.player is not None:
             self.lobby.reconnected(self.player.name)  # C-14: snapshots follow the answer
 
     def _answer_error(self, failure: Failure, request_id: int | str) -> None:
         error = error_of(failure)
         try:
-            self.send(error.to_message(request_id))
+            self.send(error_message(error, request_id))
         except (TypeError, ValueError):  # details too large or not JSON-able: still answer (P-1)
             self.log.error("error_too_large", code=error.code)
-            self.send(ProtocolError(error.code, "the request was refused").to_message(request_id))
+            self.send(
+                error_message(ProtocolError(error.code, "the request was refused"), request_id)
+            )
 
     def _done(self, _: object) -> None:
         self._in_flight -= 1
@@ -465,67 +377,29 @@ class RoomSession(Protocol):
         it joins the frames of this reactor turn, written together by `flush`."""
         if self._closing or self.transport is None:
             return
-        if self._paused:
-            self._queue(frame)
-        elif self._writes is not None:
-            if not self._batch:
-                self._writes.add(self)
-            self._batch.append(frame)
-        else:
-            self._last_out = self.clock.seconds()
-            write_now(self.transport, frame)
+        self._out.send(frame)
 
     def flush(self) -> None:
         """Write the frames held for this turn, in order, in one write."""
-        batch = self._batch
-        if not batch:
-            return
-        self._batch = []
-        if self._closing or self.transport is None:
-            return
-        if self._paused:  # `pauseProducing` queued what it found; this is only a safety net
-            for frame in batch:
-                self._queue(frame)
-            return
-        self._last_out = self.clock.seconds()
-        write_now(self.transport, batch[0] if len(batch) == 1 else b"".join(batch))
+        self._out.flush()
 
-    def _queue(self, frame: bytes) -> None:
-        """Keep a frame while the transport is paused; cut off a client that does not read."""
-        if self._closing:
-            return
-        self._last_out = self.clock.seconds()
-        self._outbox.append(frame)
-        self._outbox_bytes += len(frame)
-        if (
-            len(self._outbox) > self.settings.outbound_queue_max
-            or self._outbox_bytes > self.settings.outbound_queue_max_bytes
-        ):
-            self.log.warning("slow_reader", queued=len(self._outbox), bytes=self._outbox_bytes)
-            self._outbox.clear()
-            self._outbox_bytes = 0
-            self.close(errors.SLOW_READER, "you did not read your messages; disconnected", True)
+    def _slow_reader(self, frames: int, size: int) -> None:
+        """The client does not read its messages: cut it off (its queue is dropped)."""
+        self.log.warning("slow_reader", queued=frames, bytes=size)
+        self.close(errors.SLOW_READER, "you did not read your messages; disconnected", True)
 
     def pauseProducing(self) -> None:
         """The transport's buffer is full: queue from now on (frames held for this turn first,
         to keep the order)."""
-        self._paused = True
-        batch, self._batch = self._batch, []
-        for frame in batch:
-            self._queue(frame)
+        self._out.pause()
 
     def resumeProducing(self) -> None:
         """The transport drained: write what waited, in order."""
-        self._paused = False
-        while self._outbox and not self._paused and self.transport is not None:
-            frame = self._outbox.popleft()
-            self._outbox_bytes -= len(frame)
-            self.transport.write(frame)
+        self._out.resume()
 
     def stopProducing(self) -> None:
         """The transport is going away."""
-        self._outbox.clear()
-        self._outbox_bytes = 0
+        self._out.stop()
 
     def replaced(self) -> None:
         """Another connection logged in as this player."""
@@ -539,8 +413,8 @@ class RoomSession(Protocol):
         if not abort:
             self.flush()  # what was sent before goes before the goodbye
             self.transport.write(encode_frame(goodbye(code, message)))
-        self._batch = []
-        self._closing = True
+        self._out.drop_held()
+        self._closing = self._out.closed = True
         self.log.info("closing", code=code)
         if abort and hasattr(self.transport, "abortConnection"):
             self.transport.abortConnection()
@@ -575,7 +449,7 @@ class RoomSession(Protocol):
         if now - self._last_in >= self.settings.idle_timeout_seconds:
             self.close(errors.IDLE_TIMEOUT, "nothing heard from the client")
             return
-        if now - self._last_out >= self.settings.heartbeat_seconds:
+        if now - self._out.last_out >= self.settings.heartbeat_seconds:
             self.send(Keepalive(server_time_ms=int(now * 1000)))
         if not self._closing:
             self._schedule()

@@ -1,12 +1,13 @@
 """Staking (T-17) and deal (T-13) messages: offers, purchases, stakes, and deals at the final table.
 
-Pure declarations, like `tournament_messages.py` (which imports this module, so importing either
-registers them). Requests name the tournament by `tournament_id`, never the player (the session
-knows who it is). Shares and markups are basis points: 10,000 bps is 100 % of one's action,
-markup 10,000 is 1.00 (at most 12,000). Money is in cents. Refusals carry the director's stable
-codes (`stake_closed`, `oversold`, `markup_too_high`, `own_action`, `bad_stake`,
-`unknown_offer`, `not_registered`, `insufficient_funds`; `deal_not_allowed`, `not_in_deal`,
-`no_deal`, `deal_expired`) or `idempotency_conflict`. See docs/PROTOCOL.md, section 9.
+Pure declarations, like `tournament_messages.py` (whose fields this module uses);
+`pokerroom.protocol.catalog` imports both, which registers them. Requests name the tournament by
+`tournament_id`, never the player (the session knows who it is). Shares and markups are basis
+points: 10,000 bps is 100 % of one's action, markup 10,000 is 1.00 (at most 12,000). Money is in
+cents. Refusals carry the director's stable codes (`stake_closed`, `oversold`,
+`markup_too_high`, `own_action`, `bad_stake`, `unknown_offer`, `not_registered`,
+`insufficient_funds`; `deal_not_allowed`, `not_in_deal`, `no_deal`, `deal_expired`) or
+`idempotency_conflict`. See docs/PROTOCOL.md, section 9.
 """
 
 from __future__ import annotations

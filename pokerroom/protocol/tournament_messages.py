@@ -397,6 +397,3 @@ TOURNAMENT_EVENTS = (
 KEYED_REQUESTS = frozenset(
     {"tournament_register", "tournament_reenter", "tournament_rebuy", "tournament_addon"}
 )
-
-# Staking (T-17) and deals (T-13) are declared in their own module, which uses the fields above.
-import pokerroom.protocol.staking_messages  # noqa: E402, F401  (registers the types)

@@ -11,34 +11,33 @@ the most players (at most `moves` times), else leaves; one sat out (busted) leav
 time limit every bot leaves. Why each bot left early is in the report. Waiting and leaving
 early are not errors: every error answer (but the refusals of `REFUSED`, after which the bot
 tries another table) counts as a protocol error, and so does every frame that does not match
-its typed declaration (`pokerroom.protocol.events.validate`: unknown type, missing, extra or
+its typed declaration (`pokerroom.protocol.catalog.validate`: unknown type, missing, extra or
 wrongly typed field). Every frame is checked for leaks (C-15): a bot must never see a card that
 is not its own, on the board, or shown.
 """
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from twisted.internet.defer import Deferred, gatherResults, inlineCallbacks
-from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.defer import Deferred, inlineCallbacks
+from twisted.internet.endpoints import connectProtocol
 from twisted.internet.interfaces import (
     IDelayedCall,
-    IReactorTCP,
     IReactorTime,
     IStreamClientEndpoint,
 )
 from twisted.internet.task import deferLater
 from twisted.python.failure import Failure
 
+from pokerroom.protocol.catalog import FrameMismatch, validate
 from pokerroom.protocol.client import ClientProtocol
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import FrameMismatch, validate
-from pokerroom.table.bot_policy import Policy, Situation
+from pokerroom.server.bot_hand import HandSeen, card_lists
+from pokerroom.table.bot_policy import Policy
 
 PASSWORD = "bot password 1"
 
@@ -91,21 +90,6 @@ def money(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     whole, rest = divmod(abs(cents), 100)
     return f"{sign}{whole}.{rest:02d}"
-
-
-def card_lists(value: object) -> list[list[str]]:
-    """Every `cards` list anywhere inside a frame."""
-    found: list[list[str]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "cards" and isinstance(item, list):
-                found.append([c for c in item if isinstance(c, str)])
-            else:
-                found += card_lists(item)
-    elif isinstance(value, list):
-        for item in value:
-            found += card_lists(item)
-    return found
 
 
 def next_table(
@@ -389,154 +373,3 @@ class Bot:
     def leave(self) -> None:
         """Stand up once (the bot's hands are done)."""
         self.end(HANDS)
-
-
-@dataclass
-class HandSeen:
-    """One hand as a bot follows it from the frames: what a policy's `Situation` needs."""
-
-    me: int | None = None  # own seat
-    stack: int = 0  # own chips at the start of the hand
-    big_blind: int = 0
-    dealt: int = 0
-    folded: int = 0
-    pot: int = 0
-    put_in: int = 0  # own chips in the pot
-    hole: tuple[str, ...] = ()
-    board: tuple[str, ...] = ()
-
-    @classmethod
-    def started(cls, frame: dict[str, Any], name: str) -> HandSeen:
-        """A new hand from `hand_started`."""
-        mine = next((s for s in frame["seats"] if s["player"] == name), None)
-        return cls(
-            me=mine["seat"] if mine else None,
-            stack=mine["stack"] if mine else 0,
-            big_blind=frame["blinds"][1],
-            dealt=len(frame["seats"]),
-        )
-
-    def follow(self, frame: dict[str, Any]) -> None:
-        """Count chips into the pot (posts, calls, bets, returns), folds, cards."""
-        kind = frame["type"]
-        added = 0
-        if kind == "blind_posted":
-            added = frame["amount"]
-        elif kind == "player_acted":
-            action = frame["action"]
-            if action == "fold":
-                self.folded += 1
-            elif action == "call":
-                added = frame["amount"] or 0
-            elif action in ("bet", "raise"):
-                added = frame.get("added") or 0
-        elif kind == "pot_returned":
-            added = -frame["amount"]
-        elif kind == "board_dealt":
-            self.board += tuple(frame["cards"])
-        elif kind == "hole_cards":
-            self.hole = tuple(frame["cards"])
-        self.pot += added
-        if frame.get("seat") == self.me and self.me is not None:
-            self.put_in += added
-
-    def situation(self, actions: dict[str, Any]) -> Situation:
-        """What the policy needs, with the legal actions of `action_request`."""
-        return Situation(
-            hole=self.hole,
-            board=self.board,
-            stack=self.stack,
-            behind=self.stack - self.put_in,
-            big_blind=self.big_blind,
-            pot=self.pot,
-            dealt=self.dealt,
-            live=self.dealt - self.folded,
-            can_fold=actions["fold"],
-            call=actions["call"],
-            min_raise_to=actions.get("min_raise_to"),
-            max_raise_to=actions.get("max_raise_to"),
-        )
-
-
-def assign_tables(count: int, tables: list[dict[str, Any]]) -> list[str]:
-    """Spread `count` bots over as few tables as hold them, at least two a table."""
-    usable = sorted(tables, key=lambda t: t["table_id"])
-    per_table = min(6, min(t["max_seats"] for t in usable))
-    used = min(len(usable), max(1, math.ceil(count / per_table)))
-    return [usable[i % used]["table_id"] for i in range(count)]
-
-
-def run_bots(
-    reactor: IReactorTCP,
-    host: str,
-    port: int,
-    count: int,
-    hands: int,
-    *,
-    seed: int = 1,
-    prefix: str = "bot",
-    say: Callable[[str], None] | None = None,
-    report: BotReport | None = None,
-    policy: Policy | None = None,
-    settings: BotSettings = BotSettings(),
-    time_limit: float | None = None,
-) -> Deferred[BotReport]:
-    """Run `count` bots against host:port until each has seen `hands` hands (or left early,
-    `BotSettings`); fires the report. At `time_limit` seconds every bot leaves.
-
-    With `policy` (`pokerroom.table.bot_policy.POLICIES`) the bots act by it. `reactor` keeps
-    the time too (IReactorTime).
-    """
-    report = report if report is not None else BotReport()
-    clock: IReactorTime = reactor  # type: ignore[assignment]  # every real reactor keeps time
-    rng = random.Random(seed)
-    endpoint = TCP4ClientEndpoint(reactor, host, port)
-    bots = [
-        Bot(
-            f"{prefix}_{i}",
-            hands,
-            random.Random(rng.random()),
-            report,
-            say,
-            policy,
-            clock=clock,
-            settings=settings,
-        )
-        for i in range(count)
-    ]
-    plan: list[str] = []
-
-    def pick_for(index: int) -> Callable[[list[dict[str, Any]]], dict[str, Any] | None]:
-        def pick(tables: list[dict[str, Any]]) -> dict[str, Any] | None:
-            if not plan:
-                plan.extend(assign_tables(count, tables))
-            planned = next((t for t in tables if t["table_id"] == plan[index]), None)
-            return planned or next_table(tables, set(), empty_ok=True)
-
-        return pick
-
-    def settled(result: object, bot: Bot) -> object:
-        report.unfinished.pop(bot.name, None)
-        return result
-
-    def crashed(failure: Failure, bot: Bot) -> bool | None:
-        bot.fail("session", failure)
-        return bot.finished.called or None
-
-    def stop_all() -> None:
-        for bot in bots:
-            bot.stop()
-
-    limit = None if time_limit is None else clock.callLater(time_limit, stop_all)
-
-    def done(result: object) -> BotReport:
-        if limit is not None and limit.active():
-            limit.cancel()
-        return report
-
-    runs: list[Deferred[object]] = []
-    for index, bot in enumerate(bots):
-        report.unfinished[bot.name] = "connecting"
-        d = bot.run(endpoint, pick_for(index))
-        runs.append(d.addBoth(settled, bot).addErrback(crashed, bot))
-    return gatherResults(runs).addCallback(done)

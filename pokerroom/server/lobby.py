@@ -18,6 +18,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.chat import ChatService
 from pokerroom.protocol import errors
+from pokerroom.protocol.answers import Answer, Result
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import (
     ChatLine,
@@ -52,11 +53,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("pokerroom.lobby")
 
-#: The `ok` result of a request: a typed result (pokerroom.protocol.results), or a table
-#: actor's dict while the tables move to typed results.
-Result: TypeAlias = "dict[str, Any] | WireObject"
-#: What a request handler returns: the `ok` result at once, or a Deferred that fires with it.
-Answer: TypeAlias = "Result | Deferred[Result]"
 #: Where hand histories come from: (player, table_id or None, limit, before cursor or None,
 #: format) -> up to limit + 1 (cursor, text) pairs, newest first, text "" for a hand that
 #: cannot be written in that format (HandStore.history_page).

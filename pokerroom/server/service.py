@@ -112,7 +112,7 @@ class RoomService(MultiService):
         else:
             entries, structures = schedule.entries, schedule.structures
         if entries:  # the recurring tournaments (docs/SERVER.md, "Tournaments")
-            import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the types)
+            import pokerroom.protocol.catalog  # noqa: F401  (registers the types)
             from tournaments.desk import TournamentDesk
             from tournaments.schedule import TournamentScheduler
 

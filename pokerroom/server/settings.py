@@ -16,7 +16,7 @@ from pokerroom.chat import ChatRules
 from pokerroom.engine import VARIANTS
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.ledger import LedgerSettings
-from pokerroom.protocol.session import SessionSettings
+from pokerroom.protocol.connection import SessionSettings
 from pokerroom.resources import default_config
 from pokerroom.server.accounts import HashSettings
 from pokerroom.server.lobby import DEFAULT_TABLE_CAPS

@@ -449,7 +449,7 @@ def test_a_closed_table_cashes_everyone_out_and_seats_no_one(room: Room) -> None
 
 def _rake(room: Room, table_id: str) -> int:
     """The rake the hands of a table paid so far (C-11)."""
-    from pokerroom.cash.store import cash_hand_rake, cash_hands
+    from pokerroom.cash.schema import cash_hand_rake, cash_hands
 
     with room.engine.connect() as conn:
         query = (
@@ -686,7 +686,7 @@ def test_mutes_blocks_and_moderators_as_players_see_them(room: Room) -> None:
     ]
 
     blocked = player(room.port, "blk1")
-    from pokerroom.cash.store import cash_blocks  # a C-8 block as two declines leave it
+    from pokerroom.cash.schema import cash_blocks  # a C-8 block as two declines leave it
 
     until = int(time.time() * 1000) + 3_600_000
     with room.engine.begin() as conn:

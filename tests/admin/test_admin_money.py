@@ -17,7 +17,7 @@ from argon2 import PasswordHasher
 from sqlalchemy.engine import Engine
 from twisted.internet.task import Clock
 
-from pokerroom.admin import store
+from pokerroom.admin import money_store, store
 from pokerroom.admin.audit import Actor, Audited, audited, write_audit
 from pokerroom.admin.roles import Role
 from pokerroom.admin.schema import audit
@@ -206,7 +206,7 @@ def _correct_unit(engine: Engine, staff: str, key: str) -> Audited:
         "zoe",
         "fix",
         1_000,
-        store.correct_work,
+        money_store.correct_work,
         staff,
         key,
         "zoe",
@@ -244,7 +244,7 @@ def test_two_corrections_at_once_cannot_both_slip_under_the_limit(db: Engine) ->
             results["adm2"] = exc
 
     with db.connect() as conn, conn.begin():
-        first = store.correct_work(
+        first = money_store.correct_work(
             conn, "adm1", "a", "zoe", 6_000, "USD", "fix", 1_000, 10_000, 24 * HOUR_MS
         )
         write_audit(conn, Actor("adm1", "admin"), "wallet_correct", "zoe", None, first.after, "", 1)

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from pokerroom.admin.audit import console_actor
 from pokerroom.admin.schema import audit, staff
-from pokerroom.cli import admin_cmds, main
+from pokerroom.cli import main, staff_cmds
 from pokerroom.ledger.db import in_transaction, make_engine
 from pokerroom.ledger.migrate import upgrade
 from pokerroom.server.schema import players
@@ -46,7 +46,7 @@ def room(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, 
 @pytest.fixture(autouse=True)
 def _cheap_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     """argon2id at its cheapest: the CLI's cost settings are not what these tests check."""
-    monkeypatch.setattr(admin_cmds, "_hash", CHEAP.hash)
+    monkeypatch.setattr(staff_cmds, "_hash", CHEAP.hash)
     monkeypatch.setenv("SUDO_USER", "operator_ann")
 
 
@@ -138,7 +138,7 @@ def test_the_name_is_checked_before_any_prompt(
     one fail before asking anything (no prompt printed, no input read)."""
     url, _ = room
     _add(url)
-    monkeypatch.setattr(admin_cmds, "_terminal", lambda: True)
+    monkeypatch.setattr(staff_cmds, "_terminal", lambda: True)
     cases = [
         (("staff", "add", "ann", "--role", "floor"), "staff 'ann' exists"),
         (("staff", "add", "no", "--role", "floor"), "a staff name is 3 to 20"),
@@ -157,7 +157,7 @@ def test_on_a_terminal_the_password_is_asked_twice_hidden(
     """The prompt asks twice and echoes nothing; a mismatch asks again; a short one is
     refused."""
     url, engine = room
-    monkeypatch.setattr(admin_cmds, "_terminal", lambda: True)
+    monkeypatch.setattr(staff_cmds, "_terminal", lambda: True)
     done = _run(url, "staff", "add", "ann", "--role", "admin", input=f"{PASSWORD}\n{PASSWORD}\n")
     assert done.exit_code == 0, done.output
     assert PASSWORD not in done.output and done.output.count("Password") == 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from pokerroom.cash import store
-from pokerroom.cash.store import cash_hand_rake, cash_hands, escrow
+from pokerroom.cash.schema import cash_hand_rake, cash_hands
+from pokerroom.cash.store import escrow
 from pokerroom.ledger import transfers
 from pokerroom.ledger.kinds import AccountKind, house, wallet
 from pokerroom.ledger.reports import check_ledger

@@ -10,14 +10,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from pokerroom.cash import memory, store
-from pokerroom.cash.store import (
+from pokerroom.cash.schema import (
     cash_hand_histories,
     cash_hand_players,
     cash_hand_rake,
     cash_hands,
     cash_seats,
-    escrow,
 )
+from pokerroom.cash.store import escrow
 from pokerroom.ledger.kinds import AccountKind, house, wallet
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.ledger.schema import journal

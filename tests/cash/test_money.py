@@ -11,7 +11,8 @@ import pytest
 import sqlalchemy as sa
 
 from pokerroom.cash import CashTableConfig, TableActor
-from pokerroom.cash.store import cash_hand_rake, escrow, settlement_key
+from pokerroom.cash.schema import cash_hand_rake
+from pokerroom.cash.store import escrow, settlement_key
 from pokerroom.ledger.kinds import AccountKind, house, wallet
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.ledger.schema import accounts

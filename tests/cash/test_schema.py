@@ -1,4 +1,4 @@
-"""Migration 0003 builds exactly the cash tables of store.py and removes them again (C-12)."""
+"""Migration 0003 builds exactly the cash tables of schema.py and removes them again (C-12)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from pokerroom.cash import store
+from pokerroom.cash import schema
 from pokerroom.ledger import migrate
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.schema import metadata
@@ -18,7 +18,7 @@ CASH_TABLES = {t.name for t in metadata.sorted_tables if t.name.startswith("cash
 
 def test_cash_migration_matches_the_store_tables(tmp_path: Path) -> None:  # C-12
     """The revision and the Core definitions agree; downgrading past it drops the tables."""
-    assert store.cash_hands.name in CASH_TABLES and len(CASH_TABLES) == 9
+    assert schema.cash_hands.name in CASH_TABLES and len(CASH_TABLES) == 9
     engine = make_engine(f"sqlite:///{tmp_path / 'schema.sqlite'}")
     try:
         migrate.upgrade(engine)

@@ -20,7 +20,8 @@ import pytest
 import sqlalchemy as sa
 
 from pokerroom.cash import store
-from pokerroom.cash.store import cash_hand_histories, cash_hands, escrow
+from pokerroom.cash.schema import cash_hand_histories, cash_hands
+from pokerroom.cash.store import escrow
 from pokerroom.ledger import make_engine, transfers, upgrade
 from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.reports import check_ledger

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from pokerroom.protocol.connection import SessionSettings
 from pokerroom.protocol.inbound import InboundBudget, TokenBucket
-from pokerroom.protocol.session import SessionSettings
 from pokerroom.server.settings import SettingsError, load_settings, parse_settings
 
 T0 = 1_800_000_000.0

@@ -8,16 +8,13 @@ from typing import Any
 
 import pytest
 
-import pokerroom.protocol.results
-import pokerroom.protocol.tournament_messages  # noqa: F401
+from pokerroom.protocol.catalog import FrameMismatch, validate
 from pokerroom.protocol.events import (
-    FrameMismatch,
     LegalView,
     Ok,
     PlayerActed,
     as_dict,
     encode,
-    validate,
 )
 from pokerroom.protocol.framing import MAX_FRAME, encode_frame
 

@@ -13,8 +13,9 @@ from twisted.internet.testing import StringTransport
 from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
 from pokerroom.chat import ChatRules, ChatService
 from pokerroom.ledger import LedgerService
+from pokerroom.protocol.connection import SessionSettings
 from pokerroom.protocol.framing import encode_frame
-from pokerroom.protocol.session import RoomFactory, RoomSession, SessionSettings
+from pokerroom.protocol.session import RoomFactory, RoomSession
 from pokerroom.server.accounts import HashSettings, PlayerAccounts
 from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from pokerroom.protocol.events import validate
+from pokerroom.protocol.catalog import validate
 from tests.server.harness import Client, Room
 from tournaments.actor import TournamentActor
 from tournaments.config import make_config

@@ -183,7 +183,7 @@ def test_bots_play_without_protocol_errors_or_leaks(server: tuple[int, Any]) -> 
 
 def hand_rows(url: str) -> list[Any]:
     """Every cash hand row."""
-    from pokerroom.cash.store import cash_hands
+    from pokerroom.cash.schema import cash_hands
 
     engine = make_engine(url)
     try:

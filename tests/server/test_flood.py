@@ -24,8 +24,9 @@ from twisted.internet.task import Clock
 
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
+from pokerroom.protocol.connection import SessionSettings
 from pokerroom.protocol.framing import encode_frame
-from pokerroom.protocol.session import RoomFactory, SessionSettings
+from pokerroom.protocol.session import RoomFactory
 from tests.ledger.conftest import QueueReactor
 from tests.server.harness import Client, Room
 

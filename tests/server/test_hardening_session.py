@@ -19,9 +19,10 @@ from twisted.internet.testing import StringTransport
 from pokerroom.cash import TableActor
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
+from pokerroom.protocol.connection import SessionSettings
 from pokerroom.protocol.events import ok
 from pokerroom.protocol.framing import MAX_FRAME, encode_frame
-from pokerroom.protocol.session import RoomFactory, SessionSettings
+from pokerroom.protocol.session import RoomFactory
 from pokerroom.server.lobby import HISTORY_PAGE_BYTES
 from pokerroom.server.throttle import LoginLimits, LoginThrottle
 from tests.ledger.conftest import QueueReactor

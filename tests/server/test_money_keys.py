@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from twisted.internet.task import Clock
 
-import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the message types)
+import pokerroom.protocol.catalog  # noqa: F401  (registers the message types)
 from pokerroom.ledger import LedgerService, make_engine, upgrade
 from pokerroom.ledger.schema import journal
 from tests.ledger.conftest import QueueReactor

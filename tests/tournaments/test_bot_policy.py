@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.protocol.framing import encode_frame
 from pokerroom.protocol.messages import parse_request
-from pokerroom.server.bots import HandSeen
+from pokerroom.server.bot_hand import HandSeen
 from pokerroom.table.bot_policy import (
     Decision,
     Situation,

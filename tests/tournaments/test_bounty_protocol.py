@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pokerroom.ledger.kinds import AccountKind, AccountRef
-from pokerroom.protocol.events import validate
+from pokerroom.protocol.catalog import validate
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_desk import Clients
 from tournaments.desk import TournamentDesk

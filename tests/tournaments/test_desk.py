@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from twisted.internet.defer import Deferred
 
-import pokerroom.protocol.tournament_messages  # noqa: F401  (registers the message types)
+from pokerroom.protocol.catalog import validate
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import as_dict, validate
+from pokerroom.protocol.events import as_dict
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
 from tournaments.desk import TournamentDesk

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from pokerroom.protocol.events import as_dict, validate
+from pokerroom.protocol.catalog import validate
+from pokerroom.protocol.events import as_dict
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
 from tournaments.desk import TournamentDesk

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from pokerroom.ledger.kinds import AccountKind, AccountRef
+from pokerroom.protocol.catalog import validate
 from pokerroom.protocol.errors import ProtocolError
-from pokerroom.protocol.events import validate
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_desk import Clients
 from tournaments.desk import TournamentDesk
