@@ -43,6 +43,7 @@ class Voided:
     round_id: str
     refunds: tuple[tuple[str, int], ...]
     replayed: bool = False  # already void (or settled) before: nothing moved now
+    currency: str = ""
 
 
 def open_round(engine: Engine, row: RoundRow) -> None:
@@ -126,7 +127,7 @@ def void_on(conn: Connection, round_id: str, reason: str, now_ms: int) -> Voided
         raise KeyError(round_id)
     status, currency = row
     if status != OPEN:
-        return Voided(round_id, (), replayed=True)
+        return Voided(round_id, (), replayed=True, currency=currency)
     stakes = stakes_of(conn, round_id)
     legs = money.void(round_id, currency, stakes)
     if legs:
@@ -147,7 +148,7 @@ def void_on(conn: Connection, round_id: str, reason: str, now_ms: int) -> Voided
     refunds: dict[str, int] = {}
     for player, stake in stakes:
         refunds[player] = refunds.get(player, 0) + stake
-    return Voided(round_id, tuple(refunds.items()))
+    return Voided(round_id, tuple(refunds.items()), currency=currency)
 
 
 def void_round(engine: Engine, round_id: str, reason: str, now_ms: int) -> Voided:
@@ -175,20 +176,15 @@ def recover_table(engine: Engine, table_id: str, now_ms: int) -> tuple[Voided, .
     return in_transaction(engine, work)
 
 
-def pending_rounds(
-    engine: Engine, due_before_ms: int, running: Sequence[str] = ()
-) -> tuple[str, ...]:
-    """Open rounds due before `due_before_ms` (K-11), except those of running tables."""
+def pending_rounds(engine: Engine, due_before_ms: int) -> tuple[str, ...]:
+    """Rounds still open whose betting window ended before `due_before_ms` (K-11, L-6)."""
 
     def work(conn: Connection) -> tuple[str, ...]:
         query = sa.select(casino_rounds.c.id).where(
             casino_rounds.c.status == OPEN, casino_rounds.c.due_ms < due_before_ms
         )
-        if running:
-            query = query.where(casino_rounds.c.table_id.not_in(list(running)))
-        return tuple(
-            conn.execute(query.order_by(casino_rounds.c.due_ms, casino_rounds.c.id)).scalars()
-        )
+        ordered = query.order_by(casino_rounds.c.due_ms, casino_rounds.c.id)
+        return tuple(conn.execute(ordered).scalars())
 
     return read(engine, work)
 

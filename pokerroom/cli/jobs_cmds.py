@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pokerroom.jobs import refunds as refund_job
 
 #: The jobs `jobs run` and `jobs list --job` know (pokerroom.jobs.JOBS; a test keeps them equal).
-JOB_NAMES = ("refunds",)
+JOB_NAMES = ("refunds", "pending_bets")
 COLUMNS = (
     ("fee", "fee"),
     ("buy_in", "buy-in"),
@@ -82,6 +82,7 @@ def jobs_run(
     """Run JOB now; exit 0 when done or when another runner holds the lock (it does the job).
 
     refunds: pays the T-18 refunds of every cancelled tournament, each component once.
+    pending_bets: voids casino rounds left unsettled past `pending_bet_days` (K-11), once.
     """
     import time
 
@@ -89,6 +90,9 @@ def jobs_run(
     from pokerroom.jobs import refunds as refund_job
     from pokerroom.jobs.lock import runner_name
 
+    if job == "pending_bets":
+        _run_pending_bets(db_url, dry_run, as_json, verbose)
+        return
     with opened(db_url) as engine:
         if dry_run:
             previews = refund_job.preview(engine)
@@ -100,6 +104,41 @@ def jobs_run(
         say = (lambda line: click.echo(line, err=True)) if verbose else None
         ctx = JobContext(time.time, JobSettings(batch=batch), progress=say)
         report = run_blocking(engine, job_run(RefundsJob(), runner_name(), ctx))
+    fields = report.as_dict()
+    if as_json:
+        click.echo(json.dumps(fields, indent=2))
+    else:
+        click.echo(run_line(fields))
+        for item, what in report.errors:
+            click.echo(f"  {item}: {what}", err=True)
+    raise SystemExit(report.exit_code)
+
+
+def _run_pending_bets(db_url: str | None, dry_run: bool, as_json: bool, verbose: bool) -> None:
+    """`jobs run pending_bets`: the K-11 job through the same runner, lock and run row."""
+    import time
+
+    from pokerroom.jobs import (
+        JobContext,
+        JobSettings,
+        PendingBetsJob,
+        job_run,
+        pending_bets,
+        run_blocking,
+    )
+    from pokerroom.jobs.lock import runner_name
+
+    with opened(db_url) as engine:
+        if dry_run:
+            rounds = pending_bets.preview(engine, int(time.time() * 1000))
+            if as_json:
+                click.echo(json.dumps({"dry_run": True, "rounds": list(rounds)}, indent=2))
+            else:
+                click.echo(f"{len(rounds)} round(s) to void: {', '.join(rounds) or 'none'}")
+            return
+        say = (lambda line: click.echo(line, err=True)) if verbose else None
+        ctx = JobContext(time.time, JobSettings(), progress=say)
+        report = run_blocking(engine, job_run(PendingBetsJob(), runner_name(), ctx))
     fields = report.as_dict()
     if as_json:
         click.echo(json.dumps(fields, indent=2))

@@ -1,4 +1,5 @@
-"""Scheduled jobs: one runner at a time, a `job_runs` row per run, and the T-18 refund job.
+"""Scheduled jobs: one runner at a time, a `job_runs` row per run; the T-18 refund job and the
+K-11 pending-bets job.
 
 `pokerroom jobs run refunds` (by hand, cron or a systemd timer) and `pokerroom serve` (every
 `[jobs] refunds_interval_seconds`) run the same steps; docs/OPERATIONS.md says how.
@@ -6,6 +7,7 @@
 
 from __future__ import annotations
 
+from pokerroom.jobs.pending_bets import PendingBetsJob
 from pokerroom.jobs.refunds import RefundsJob
 from pokerroom.jobs.runner import (
     Job,
@@ -17,7 +19,7 @@ from pokerroom.jobs.runner import (
     run_blocking,
 )
 
-JOBS = ("refunds",)
+JOBS = ("refunds", "pending_bets")
 
 __all__ = [
     "JOBS",
@@ -25,6 +27,7 @@ __all__ = [
     "JobContext",
     "JobResult",
     "JobSettings",
+    "PendingBetsJob",
     "RefundsJob",
     "RunReport",
     "job_run",

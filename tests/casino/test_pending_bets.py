@@ -1,0 +1,120 @@
+"""K-11, L-5, L-6: the pending-bets job voids rounds left unsettled past the limit, once.
+
+Rounds are left open the way a crash leaves them: a table takes confirmed bets, then stops
+(its process dies) and is never opened again. The job runs through the jobs runner (lock,
+`job_runs` row) on SQLite and PostgreSQL, and once through `pokerroom jobs run`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pokerroom.casino import money
+from pokerroom.cli import main
+from pokerroom.jobs import JobContext, PendingBetsJob, job_run, run_blocking
+from pokerroom.jobs.pending_bets import DAY_MS
+from pokerroom.jobs.runs import recent_runs
+from pokerroom.ledger.kinds import wallet
+from tests.casino.table_harness import USD, Casino
+from tests.postgres import fresh_pg_schema
+
+POCKET = random.Random(7).randrange(37)
+LOSE = f"straight:{(POCKET + 1) % 37}"
+WINDOW_MS = 45_000
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Casino]:
+    if request.param == "sqlite":
+        room = Casino(f"sqlite:///{tmp_path / 'casino.sqlite'}")
+        try:
+            yield room
+        finally:
+            room.close()
+        return
+    with fresh_pg_schema("casino_pending") as url:
+        room = Casino(url)
+        try:
+            yield room
+        finally:
+            room.close()
+
+
+def left_open(casino: Casino, table_id: str, stakes: dict[str, int]) -> tuple[str, int]:
+    """A round with confirmed bets whose table died: (round id, when betting was due to end)."""
+    table, _ = casino.table(table_id=table_id)
+    for number, (player, stake) in enumerate(stakes.items()):
+        table.join(player)
+        table.place(player, LOSE, stake)
+        casino.wait(table.confirm(player, f"{table_id}-{number}"))
+    round_id = table.round.round_id
+    due = table.round.closes_ms
+    table.stop()
+    return round_id, due
+
+
+def run(casino: Casino, now_ms: int, days: int | None = None) -> dict:
+    ctx = JobContext(lambda: now_ms / 1000)
+    report = run_blocking(casino.engine, job_run(PendingBetsJob(days=days), "test", ctx))
+    return report.as_dict()
+
+
+def test_refunds_after_the_limit_exactly_once(casino: Casino) -> None:
+    """Not before `pending_bet_days` after the interruption; then every stake back, once."""
+    for player in ("alice", "bob"):
+        casino.fund_player(player, 1_000)
+    round_id, due = left_open(casino, "r1", {"alice": 300, "bob": 100})
+    assert casino.balance(wallet("alice", USD)) == 700
+    early = run(casino, due + 90 * DAY_MS)  # exactly 90 days: not yet "more than"
+    assert (early["outcome"], early["transfers"]) == ("ok", 0)
+    assert casino.balance(wallet("alice", USD)) == 700
+    done = run(casino, due + 90 * DAY_MS + 1)
+    assert (done["outcome"], done["transfers"], done["amounts"]) == ("ok", 1, {USD: 400})
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    assert casino.balance(wallet("bob", USD)) == 1_000
+    assert casino.balance(money.in_play(round_id, USD)) == 0
+    again = run(casino, due + 200 * DAY_MS)
+    assert (again["transfers"], again["amounts"]) == (0, {})
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    runs = recent_runs(casino.engine, job="pending_bets")
+    assert [r.outcome for r in runs] == ["ok", "ok", "ok"]
+    assert [r.transfers for r in runs] == [0, 1, 0]
+    casino.ok()
+
+
+def test_the_limit_is_a_setting_and_settled_rounds_stay(casino: Casino) -> None:
+    """The default comes from config/casino/casino.toml (90); a round its table settled, and
+    one its table voided at restart, are not touched."""
+    assert PendingBetsJob().limit_days() == 90
+    casino.fund_house()
+    casino.fund_player("alice", 1_000)
+    table, _ = casino.table(table_id="r2")
+    table.join("alice")
+    table.place("alice", LOSE, 100)
+    casino.wait(table.confirm("alice", "s1"))
+    casino.advance(45)  # settled: alice lost 100
+    table.stop()
+    assert casino.balance(wallet("alice", USD)) == 900
+    _, due = left_open(casino, "r3", {"alice": 200})
+    done = run(casino, due + 2 * DAY_MS, days=1)
+    assert done["amounts"] == {USD: 200}
+    assert casino.balance(wallet("alice", USD)) == 900  # the settled loss stands
+    casino.ok()
+
+
+def test_cli_runs_the_job(tmp_path: Path) -> None:
+    """`pokerroom jobs run pending_bets --json`: nothing due now on a fresh room."""
+    url = f"sqlite:///{tmp_path / 'cli.sqlite'}"
+    room = Casino(url)
+    room.close()
+    dry = CliRunner().invoke(main, ["jobs", "run", "pending_bets", "--db", url, "--dry-run"])
+    assert dry.exit_code == 0 and "0 round(s) to void" in dry.output
+    ran = CliRunner().invoke(main, ["jobs", "run", "pending_bets", "--db", url, "--json"])
+    assert ran.exit_code == 0, ran.output
+    assert json.loads(ran.output)["job"] == "pending_bets"
