@@ -46,6 +46,7 @@ from tournaments.director.money import (
 )
 from tournaments.director.payouts import PrizeTable
 from tournaments.director.registration import Decision, Funding
+from tournaments.presence import ASKED, TIMEOUT
 from tournaments.recorder import Op, Recorder
 
 if TYPE_CHECKING:
@@ -153,6 +154,10 @@ def put_seat(conn: Connection, tournament_id: str, seat: store.SeatRecord) -> No
             entry_no=seat.entry_no,
             stack=seat.stack,
             hand_number=seat.hand_number,
+            table_state=seat.table_state,
+            bank_ms=seat.bank_ms,
+            bank_level=seat.bank_level,
+            sitting_out=seat.sitting_out,
         )
     )
 
@@ -176,11 +181,13 @@ def _seats_sql(p: Callable[[str], str]) -> tuple[str, str, str, str, str]:
         f"DELETE FROM tournament_seats WHERE tournament_id = {p('tid')} AND table_id = {p('t')}",
         f"DELETE FROM tournament_seats WHERE tournament_id = {p('tid')} AND player = {p('who')}",
         "INSERT INTO tournament_seats (tournament_id, table_id, seat, player, entry_no, stack, "
-        f"hand_number) VALUES ({p('tid')}, {p('t')}, {p('seat')}, {p('who')}, {p('no')}, "
-        f"{p('stack')}, {p('hand')})",
-        f"UPDATE tournament_seats SET stack = {p('stack')} "
+        "hand_number, table_state, bank_ms, bank_level, sitting_out) VALUES "
+        f"({p('tid')}, {p('t')}, {p('seat')}, {p('who')}, {p('no')}, {p('stack')}, {p('hand')}, "
+        f"{p('state')}, {p('bank')}, {p('level')}, {p('out')})",
+        f"UPDATE tournament_seats SET stack = {p('stack')}, bank_ms = {p('bank')}, "
+        f"bank_level = {p('level')}, sitting_out = {p('out')} "
         f"WHERE tournament_id = {p('tid')} AND player = {p('who')}",
-        f"UPDATE tournament_seats SET hand_number = {p('hand')} "
+        f"UPDATE tournament_seats SET hand_number = {p('hand')}, table_state = {p('state')} "
         f"WHERE tournament_id = {p('tid')} AND table_id = {p('t')}",
     )
 
@@ -191,14 +198,21 @@ _SEATS_SQL = {
 }
 
 
+#: One player's row as a hand leaves it: (stack, time bank ms or None, the bank's level,
+#: sit-out flag) — what `record_seats` and `update_stacks` write (T-18).
+PlayerState = tuple[int, int | None, int, str]
+
+
 def record_seats(
     conn: Connection,
     tournament_id: str,
     table_id: str,
     hand_number: int,
-    seats: Sequence[tuple[int, str, int, int]],
+    seats: Sequence[tuple[int, str, int, PlayerState]],
+    table_state: str = "",
 ) -> None:
-    """A completed hand of one table: its rows become `seats` (seat, player, entry, stack).
+    """A completed hand of one table: its rows become `seats` (seat, player, entry, state),
+    with the table's button and blinds (`table_state`).
 
     What `store.record_hand` does (a listed player's row at another table goes too, T-10),
     with statements prepared once and the rows written in one `executemany` (the hot path).
@@ -219,8 +233,12 @@ def record_seats(
                 "no": number,
                 "stack": stack,
                 "hand": hand_number,
+                "state": table_state,
+                "bank": bank,
+                "level": level,
+                "out": out,
             }
-            for seat, who, number, stack in seats
+            for seat, who, number, (stack, bank, level, out) in seats
         ],
     )
 
@@ -234,29 +252,46 @@ def update_stacks(
     tournament_id: str,
     table_id: str,
     hand_number: int,
-    stacks: Sequence[tuple[str, int]],
+    stacks: Sequence[tuple[str, PlayerState]],
+    table_state: str = "",
 ) -> None:
     """A completed hand that seated nobody new and lost nobody: the table's rows take the
-    hand's number and only the stacks it changed (player, stack) are written (the hot path:
-    a tight table moves two or three stacks a hand; rewriting every row and its index
-    entries costs WAL pages on every commit)."""
+    hand's number and button, and only the players it changed (player, state) are written
+    (the hot path: a tight table moves two or three stacks a hand; rewriting every row and
+    its index entries costs WAL pages on every commit)."""
     sql = _SEATS_SQL[_style(conn)]
-    conn.exec_driver_sql(sql[4], {"tid": tournament_id, "t": table_id, "hand": hand_number})
+    conn.exec_driver_sql(
+        sql[4], {"tid": tournament_id, "t": table_id, "hand": hand_number, "state": table_state}
+    )
     if stacks:
         conn.exec_driver_sql(
             sql[3],
-            [{"tid": tournament_id, "who": who, "stack": stack} for who, stack in stacks],
+            [
+                {"tid": tournament_id, "who": who, "stack": st, "bank": b, "level": lv, "out": o}
+                for who, (st, b, lv, o) in stacks
+            ],
         )
 
 
 def save_clock(
-    conn: Connection, tournament_id: str, level_index: int, ms_left: int | None, at_ms: int
+    conn: Connection,
+    tournament_id: str,
+    level_index: int,
+    ms_left: int | None,
+    at_ms: int,
+    paused: bool | None = None,
 ) -> None:
-    """The level clock as it stands, and when the stored state was last written."""
+    """The level clock as it stands, and when the stored state was last written (and, given,
+    whether a staff pause is on: it stands through a restart, T-18)."""
+    values: dict[str, Any] = {
+        "level_index": level_index,
+        "level_ms_left": ms_left,
+        "saved_at_ms": at_ms,
+    }
+    if paused is not None:
+        values["paused"] = paused
     conn.execute(
-        sa.update(store.tournaments)
-        .where(store.tournaments.c.id == tournament_id)
-        .values(level_index=level_index, level_ms_left=ms_left, saved_at_ms=at_ms)
+        sa.update(store.tournaments).where(store.tournaments.c.id == tournament_id).values(values)
     )
 
 
@@ -339,7 +374,7 @@ class Durable:
         #: Per table, its rows as `table_kept` last wrote them (seat -> player, stack): a hand
         #: that changes no seat writes only the stacks it changed. Forgotten for a table when
         #: another write touches its rows (a move, a rebuy) or a write fails.
-        self._kept: dict[int, dict[int, tuple[str, int]]] = {}
+        self._kept: dict[int, dict[int, tuple[str, PlayerState]]] = {}
 
     @property
     def stores(self) -> bool:
@@ -498,7 +533,12 @@ class Durable:
         if not self.stores:
             return
         stacks = table.stacks
-        now = {seat: (entry, stacks[entry]) for seat, entry in table.seats.items() if stacks[entry]}
+        state = self.player_state
+        now = {
+            seat: (entry, state(entry, stacks[entry]))
+            for seat, entry in table.seats.items()
+            if stacks[entry]
+        }
         before = self._kept.get(table.table_id)
         self._kept[table.table_id] = now
         op: Op
@@ -514,6 +554,7 @@ class Durable:
                 table_id=str(table.table_id),
                 hand_number=table.hands_played,
                 stacks=changed,
+                table_state=table.table_state(),
             )
         else:
             alive = self.actor.alive
@@ -522,7 +563,8 @@ class Durable:
                 tournament_id=self.tid,
                 table_id=str(table.table_id),
                 hand_number=table.hands_played,
-                seats=[(seat, e, alive.get(e, 1), stack) for seat, (e, stack) in now.items()],
+                seats=[(seat, e, alive.get(e, 1), row) for seat, (e, row) in now.items()],
+                table_state=table.table_state(),
             )
         self.recorder.write_quietly(op)
 
@@ -530,11 +572,21 @@ class Durable:
         """A hand ended at `table`: its seats, then all it causes, in one unit (ARCH 14)."""
         return KeptHand(self, table)
 
+    def player_state(self, entry: str, stack: int) -> PlayerState:
+        """What is stored of a seated player with the table's hand (T-18): stack, time bank,
+        sit-out flag."""
+        floor = self.actor.floor
+        bank = floor.banks.kept(entry)
+        presence = floor.presence
+        out = ASKED if entry in presence.asked else TIMEOUT if entry in presence.timed_out else ""
+        return (stack, None if bank is None else bank[0], 0 if bank is None else bank[1], out)
+
     def sat(self, table: TournamentTable, seat: int, entry: str, stack: int) -> None:
         """A player sat down between hands (a move, T-10, or a late seat): their new row."""
+        _, bank, level, out = self.player_state(entry, stack)
         record = store.SeatRecord(
             str(table.table_id), seat, entry, self.actor.alive.get(entry, 1), stack,
-            table.hands_played,
+            table.hands_played, table.table_state(), bank, level, out,
         )  # fmt: skip
         self._kept.pop(table.table_id, None)  # its rows changed here: write them whole next
         self.write(partial(put_seat, tournament_id=self.tid, seat=record))
@@ -627,6 +679,7 @@ class Durable:
             level_index=level.index,
             ms_left=ms_left,
             at_ms=round(now * 1000),
+            paused=actor.floor.paused,
         )
 
     def _schedule_beat(self) -> None:

@@ -98,6 +98,7 @@ class Floor(FloorControls):
         self.balancer = TableBalancer(rng, config.balancing)
         self.tables: dict[int, TournamentTable] = {}
         self.next_table_id = 1
+        self.hand_suffix = ""  # T-18: after a resume, the end of every hand id (new ids)
         self.started_at = 0.0
         self.paused_total = 0.0
         self.running = False
@@ -167,6 +168,7 @@ class Floor(FloorControls):
             keep=lambda table: self.keep(table),
         )  # fmt: skip
         table.bounty_of = self.bounty_of
+        table.hand_suffix = self.hand_suffix
         self.tables[table.table_id] = table
         self.next_table_id += 1
         self.tables_max = max(self.tables_max, len(self.tables))
@@ -194,20 +196,27 @@ class Floor(FloorControls):
         started_at: float,
         paused_total: float,
         deal_in: float,
+        states: Mapping[int, tuple[int, str]] | None = None,
+        resumes: int = 0,
     ) -> None:
-        """T-18 resume: every player back at their stored seat with their stored stack, a new
-        button drawn at each table (the stored state has none), the players who had paid and
-        were waiting for a seat seated as late entries; the tables deal in `deal_in` seconds."""
+        """T-18 resume: every player back at their stored seat with their stored stack, each
+        table's hand count and button as stored with its last hand (`states`: table ->
+        (hands, state); a button is drawn only at a table that never dealt), the players
+        who had paid and were waiting for a seat seated as late entries; the tables deal in
+        `deal_in` seconds, their hands with ids of the `resumes`-th resume."""
         self.started_at = started_at
         self.paused_total = paused_total
         self._status = None
         self.running = True
+        self.hand_suffix = f"r{resumes}" if resumes else ""
         for table_id in sorted(tables):
             self.next_table_id = table_id
             table = self._new_table()
             for seat, entry, stack in tables[table_id]:
                 table.seat(entry, seat, stack)
-            if table.seats:
+            hands, state = (states or {}).get(table_id, (0, ""))
+            table.restore(hands, state, resumes)
+            if table.seats and not state:
                 table.redraw(draw_button(table.seats_view(), self.rng))
         self.next_table_id = max(tables, default=0) + 1
         self.final_redrawn = len(self.tables) == 1

@@ -82,6 +82,12 @@ class Presence:
         self._graced[entry] = key
         return seconds
 
+    def restore(self, entry: str, flag: str, table_id: int, now: float) -> None:
+        """T-18: a sit-out flag (`asked` or `timeout`) as stored with the player's table's
+        last completed hand."""
+        if flag in (ASKED, TIMEOUT):
+            self.sit_out(entry, table_id, now, flag)
+
     def forget(self, entry: str, now: float) -> None:
         """`entry` is out of the tournament: close their sit-out interval."""
         if self.sitting_out(entry):

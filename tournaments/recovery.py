@@ -18,12 +18,16 @@ The choice and why are logged and kept on the tournament's row (`decision`).
 
 `rebuild` then gives a new `TournamentActor` the stored state: the registrations (entries,
 re-entries, rebuys, add-ons, how each was paid), the players still in and their stacks at their
-stored seats (a new button is drawn at each table: none is stored), the players who paid and
+stored seats, the players who paid and
 were waiting for a seat, the places and prizes already given, the prize table and what the pool
-paid out, and the level clock with the time that was left in the level. The tables deal again
-after `outage.reconnect_seconds` (the clock stands still until then); clients get the table's
-snapshot when they log in again (C-14). Decisions after a resume take new ledger keys (the
-actor's keys carry the moment of the resume), so no key of before the crash is ever reused.
+paid out, the level clock with the time that was left in the level, and with each table's last
+completed hand its hand count, button and blinds (the next hand moves them on: nobody skips or
+pays a blind twice), each player's time bank and sit-out flag; a staff pause stands. Hands
+dealt after a resume have new ids (`<tid>:<table>:<n>r<resumes>`, never an id of before). The
+tables deal again after `outage.reconnect_seconds` (the clock stands still until then); clients
+get the table's snapshot when they log in again (C-14). Decisions after a resume take new
+ledger keys (the actor's keys carry the moment of the resume), so no key of before the crash is
+ever reused.
 """
 
 from __future__ import annotations
@@ -145,6 +149,7 @@ def _decide_running(conn: Connection, record: store.TournamentRecord, now_ms: in
             f"outage.resume_within_minutes = {window:g}; hands in progress were void"
         )
         store.mark_resumed(conn, tid, why)
+        record = store.load_tournament(conn, tid) or record  # with its resume counted
         return Choice(tid, RESUMED, why, _stored(conn, record, config))
     why = (
         f"cancelled for outage: back {_minutes(outage)} after its last stored hand, past "
@@ -335,14 +340,21 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
                 runner.seats.target, actor.state.entries, collected + record.overlay_posted
             )[1]
     tables: dict[int, list[tuple[int, str, int]]] = {}
+    states: dict[int, tuple[int, str]] = {}  # table -> (hands dealt, button and blinds)
     waiting: list[tuple[str, int]] = []
+    kept: list[store.SeatRecord] = []
     for seat in stored.seats:
         if seat.player not in actor.alive or seat.stack <= 0:
             continue
         if seat.table_id == WAITING:
             waiting.append((seat.player, seat.stack))
-        else:
-            tables.setdefault(int(seat.table_id), []).append((seat.seat, seat.player, seat.stack))
+            continue
+        number = int(seat.table_id)
+        tables.setdefault(number, []).append((seat.seat, seat.player, seat.stack))
+        kept.append(seat)
+        hands, state = states.get(number, (0, ""))
+        if (seat.hand_number, bool(seat.table_state)) > (hands, bool(state)):
+            states[number] = (seat.hand_number, seat.table_state or state)
     actor.chips_issued = sum(stack for rows in tables.values() for _, _, stack in rows) + sum(
         stack for _, stack in waiting
     )
@@ -350,15 +362,21 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     structure = actor.config.structure
     started_at = (record.started_at_ms or 0) / 1000
     delay = actor.config.outage.reconnect_seconds
-    paused = paused_for(
-        structure, started_at, now + delay, record.level_index, record.level_ms_left
-    )
+    back_at = now if record.paused else now + delay  # paused: the clock stands still from now
+    paused = paused_for(structure, started_at, back_at, record.level_index, record.level_ms_left)
     clock = director_registration.Clock(now, True, record.level_index)
     closed = director_registration.close_late_registration(
         actor.settings, actor.state, clock, len(actor.alive), actor.paid_places()
     )
     if closed is not None:
         actor.state = closed.state
-    actor.floor.restore(tables, waiting, started_at, paused, delay)
+    floor = actor.floor
+    floor.restore(tables, waiting, started_at, paused, delay, states, record.resumes)
+    for seat in kept:  # T-18: time banks and sit-out flags as of the table's last hand
+        if seat.bank_ms is not None:
+            floor.banks.restore(seat.player, seat.bank_ms, seat.bank_level)
+        floor.presence.restore(seat.player, seat.sitting_out, int(seat.table_id), now)
+    if record.paused:  # a staff pause stands: no table deals until the staff resume
+        floor.pause()
     actor.stakes.restore(stored.staking, started=True)  # T-17: the book; an unpaid start paid
     actor.resumed()

@@ -101,6 +101,10 @@ tournaments = sa.Table(
     # T-18 (migration 0008): when the running tournament's state was last written; after a
     # crash, the outage is measured from it (outage.resume_within_minutes)
     sa.Column("saved_at_ms", sa.BigInteger, nullable=True),
+    # T-18 (migration 0010): a staff pause stands through a restart; how many times the
+    # tournament resumed (hand ids after a resume carry it: never two hands with one id)
+    sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("resumes", sa.Integer, nullable=False, server_default=sa.text("0")),
     sa.Index("ix_tournaments_status", "status"),
 )
 
@@ -144,6 +148,14 @@ tournament_seats = sa.Table(
     sa.Column("entry_no", sa.Integer, nullable=False),
     sa.Column("stack", sa.BigInteger, nullable=False),
     sa.Column("hand_number", sa.Integer, nullable=False),  # the table's last completed hand
+    # T-18 (migration 0010), as of that hand: the table's button and blinds
+    # ("button,small blind,big blind,heads up"; "" before the first hand), the player's time
+    # bank (ms, and the level it was last topped up at; null: untouched) and sit-out flag
+    # ("asked", "timeout" or "")
+    sa.Column("table_state", sa.String(40), nullable=False, server_default=""),
+    sa.Column("bank_ms", sa.BigInteger, nullable=True),
+    sa.Column("bank_level", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("sitting_out", sa.String(8), nullable=False, server_default=""),
     sa.UniqueConstraint("tournament_id", "player", name="uq_tournament_seats_player"),
 )
 
@@ -236,6 +248,8 @@ class TournamentRecord:
     bounty_serial: int = 0  # T-14: bounty settlements so far (part of their ledger keys)
     prize_added: int = 0  # T-15: money the house added to the pool by prize changes
     saved_at_ms: int | None = None  # T-18: the running state's last write (the outage from it)
+    paused: bool = False  # T-18: a staff pause, restored after a restart
+    resumes: int = 0  # T-18: times resumed after a crash (part of later hand ids)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +292,10 @@ class SeatRecord:
     entry_no: int
     stack: int
     hand_number: int = 0
+    table_state: str = ""  # the table's button and blinds after that hand (see the column)
+    bank_ms: int | None = None  # the time bank left (None: never used or topped up)
+    bank_level: int = 0
+    sitting_out: str = ""  # asked | timeout | ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +403,8 @@ def _tournament(row: sa.Row[Any]) -> TournamentRecord:
         bounty_serial=row.bounty_serial,
         prize_added=row.prize_added,
         saved_at_ms=row.saved_at_ms,
+        paused=bool(row.paused),
+        resumes=row.resumes,
     )
 
 
@@ -473,8 +493,14 @@ def interrupt_running(conn: Connection, at_ms: int) -> tuple[str, ...]:
 
 
 def mark_resumed(conn: Connection, tournament_id: str, decision: str) -> bool:
-    """Back within the resume window: interrupted -> running, with the decision and why."""
-    values = {"status": RUNNING, "decision": decision[:500], "stopped_at_ms": None}
+    """Back within the resume window: interrupted -> running, with the decision and why (and
+    one more resume: the hands dealt from now on take new ids)."""
+    values = {
+        "status": RUNNING,
+        "decision": decision[:500],
+        "stopped_at_ms": None,
+        "resumes": tournaments.c.resumes + 1,
+    }
     return _transition(conn, tournament_id, [INTERRUPTED], values)
 
 
@@ -696,9 +722,10 @@ def load_seats(conn: Connection, tournament_id: str) -> tuple[SeatRecord, ...]:
         .where(tournament_seats.c.tournament_id == tournament_id)
         .order_by(tournament_seats.c.table_id, tournament_seats.c.seat)
     )
+    fields = ("table_id", "seat", "player", "entry_no", "stack", "hand_number", "table_state")
+    rest = ("bank_ms", "bank_level", "sitting_out")
     return tuple(
-        SeatRecord(r.table_id, r.seat, r.player, r.entry_no, r.stack, r.hand_number)
-        for r in conn.execute(query)
+        SeatRecord(*(getattr(r, name) for name in fields + rest)) for r in conn.execute(query)
     )
 
 

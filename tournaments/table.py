@@ -122,6 +122,10 @@ class TournamentTable:
         self.stacks: dict[str, int] = {}
         self.observers: set[str] = set()
         self.hands_played = 0
+        #: After the tournament resumed from a crash, every hand id ends with `r<resumes>`:
+        #: a hand dealt but not stored before the crash kept its number (hand ids are never
+        #: used twice, docs/PROTOCOL.md).
+        self.hand_suffix = ""
         self.boundary: HandBoundary | None = None
         self.closed = False
         #: T-14: the bounty on a player's head (None: no bounty), shown per seat in snapshots.
@@ -238,6 +242,27 @@ class TournamentTable:
             self._pending_chips[entry] = self._pending_chips.get(entry, 0) + chips
         else:
             self.stacks[entry] += chips
+
+    def table_state(self) -> str:
+        """The button and blinds after the last hand, stored with it (T-18):
+        `"button,small blind,big blind,heads up"`, or "" when none was dealt since a draw."""
+        state = self._button_state
+        if state is None or self._drawn is not None:
+            return ""
+        return (
+            f"{state.button},{state.small_blind_seat},{state.big_blind_seat},{int(state.heads_up)}"
+        )
+
+    def restore(self, hands_played: int, table_state: str, resumes: int) -> None:
+        """T-18 resume: the table's hand count and its button and blinds as stored with its
+        last completed hand (the next hand moves on from them, nobody skips or pays a blind
+        twice); the hands from now on take ids of the `resumes`-th resume."""
+        self.hands_played = hands_played
+        self.hand_suffix = f"r{resumes}" if resumes else ""
+        if table_state:
+            button, small, big, heads_up = (int(part) for part in table_state.split(","))
+            self._button_state = ButtonState(button, small, big, bool(heads_up))
+            self._drawn = None
 
     def redraw(self, button: int) -> None:
         """A new draw for the table (T-1 start, final-table redraw): the button at `button`."""
@@ -421,7 +446,7 @@ class TournamentTable:
         self._level = level
         self._level_index = level_index
         self.driver.deal(
-            f"{self.tournament_id}:{self.table_id}:{self.hands_played}",
+            f"{self.tournament_id}:{self.table_id}:{self.hands_played}{self.hand_suffix}",
             config,
             [s - 1 for s in plan.order],
             order,

@@ -37,6 +37,15 @@ class TimeBanks:
         _, seen = self._banks.get(entry, (0, 0))
         self._banks[entry] = (max(0, ms), seen)
 
+    def kept(self, entry: str) -> tuple[int, int] | None:
+        """(ms, level index last seen) of `entry`'s bank as it stands, None if never read
+        (what a resume restores, T-18)."""
+        return self._banks.get(entry)
+
+    def restore(self, entry: str, ms: int, level_index: int) -> None:
+        """T-18: the bank as stored with the player's table's last completed hand."""
+        self._banks[entry] = (max(0, ms), level_index)
+
     def forget(self, entry: str) -> None:
         """A re-entry starts with a fresh bank."""
         self._banks.pop(entry, None)

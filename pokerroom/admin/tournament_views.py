@@ -319,12 +319,20 @@ def resume_work(conn: Connection, tournament_id: str, staff: str, now_ms: int) -
             decision=why,
             stopped_at_ms=None,
             config=store.config_json(config),
+            resumes=store.tournaments.c.resumes + 1,  # T-18: the hands from now take new ids
         )
     )
     if done.rowcount != 1:
         raise ProtocolError(director_errors.NOT_ALLOWED, f"{tournament_id} changed meanwhile")
     stored = Stored(
-        replace(record, status=status, cancel_reason=None, decision=why, config={}),
+        replace(
+            record,
+            status=status,
+            cancel_reason=None,
+            decision=why,
+            config={},
+            resumes=record.resumes + 1,
+        ),
         config,
         store.load_entries(conn, tournament_id),
         store.load_payments(conn, tournament_id),

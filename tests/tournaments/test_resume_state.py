@@ -4,6 +4,8 @@ and PostgreSQL, a fake clock, the real ledger; tests/tournaments/test_durable.py
 - places given before the crash keep their T-9 order once the field is final (a knockout
   before the crash finishes below every knockout after it; nothing shares a place by accident);
 - hand ids are never used twice, across any number of resumes (docs/PROTOCOL.md);
+- each table's button and blinds, each player's time bank and sit-out flag, and a staff pause
+  are as they were (C-4, C-7, T-12).
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from typing import Any
 
 import pytest
 
+from pokerroom.admin.audit import RecorderAudit
+from pokerroom.table.positions import ALWAYS_DEALT, plan_hand
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import Room
 from tests.tournaments.test_durable import Restart, Staller, advance, config, stored_entries
+from tests.tournaments.test_staff_actions import DIRECTOR
 from tournaments import store
 from tournaments.actor import TournamentActor
 from tournaments.config import OutageSettings
@@ -50,9 +55,12 @@ class Watching(Staller):
     def __init__(self, rng: random.Random, seen: list[str]) -> None:
         super().__init__(rng)
         self.seen = seen
+        #: table -> (the button of its first hand heard, its seats then)
+        self.first_buttons: dict[int, tuple[int, dict[int, str]]] = {}
 
     def hand_ended(self, table: TournamentTable, result: HandResult) -> None:
         self.seen.append(result.hand_id)
+        self.first_buttons.setdefault(table.table_id, (result.button, dict(table.seats)))
         super().hand_ended(table, result)
 
     def finished(self, result: Any) -> None:
@@ -71,6 +79,8 @@ def crash(room: Room, actor: TournamentActor, bots: Staller) -> None:
     actor.floor.stop()
     actor.stop_watching()
     actor.durable._stop_beat()
+    if isinstance(bots, Watching):
+        bots.seen = []  # the dead process's timers still fire on the shared clock: not heard
 
 
 def reentry_mtt(room: Room, bots: Bots, tid: str) -> TournamentActor:
@@ -126,3 +136,114 @@ def test_places_before_a_resume_stay_below_the_places_after_it(room: Room) -> No
     for key, place in places.items():
         sharing = [k for k, p in places.items() if p == place and k != key]
         assert all(by_batch.get(k) == by_batch.get(key) for k in sharing), (key, sharing)
+
+
+def freezeout(room: Room, bots: Bots, tid: str) -> TournamentActor:
+    """A freezeout of 18 (two tables), a 5-minute resume window."""
+    cfg = config(
+        tid,
+        between_hands_seconds=5,
+        outage=OutageSettings(resume_within_minutes=5, reconnect_seconds=10),
+    )
+    actor = room.actor(cfg, bots)
+    for n in range(18):
+        room.fund_player(f"{tid}-{n:02d}", 10_000)
+        room.wait(actor.register(f"{tid}-{n:02d}"))
+    while actor.status != "running":
+        advance(room, actor)
+    return actor
+
+
+def resume(room: Room, actor: TournamentActor, bots: Bots) -> TournamentActor:
+    """Start the room again 60 s later: the tournament resumes (within its window)."""
+    restart = Restart(room, 60.0, bots)
+    (choice,) = restart.recovery.choices
+    assert choice.action == "resumed"
+    again = restart.scheduler.actors[actor.tid]
+    bots.actor = again
+    return again
+
+
+def test_hand_ids_are_never_used_twice_across_resumes(room: Room) -> None:
+    """docs/PROTOCOL.md: a hand id names one hand forever. Crashed twice with hands in
+    progress (their ids were told to the players: void, never to be used again), resumed
+    twice: every hand id dealt, completed or void, is distinct; a table's hand count goes on."""
+    seen: list[str] = []
+    bots = Watching(random.Random(21), seen)
+    actor = freezeout(room, bots, "hid")
+    void: list[str] = []
+    counts: dict[int, int] = {}
+    for round_ in (1, 2):
+        while actor.floor.hands < 10 * round_:
+            advance(room, actor)
+        crash(room, actor, bots)
+        void += [t.hand_id for t in actor.floor.tables.values() if t.hand_running]
+        counts = {t.table_id: t.hands_played for t in actor.floor.tables.values()}
+        bots = Watching(random.Random(21 + round_), seen)
+        actor = resume(room, actor, bots)
+        for table in actor.floor.tables.values():  # the count goes on from the stored hand
+            assert table.hands_played >= counts.get(table.table_id, 1) - 1
+    assert void
+    room.run_to_end(actor)
+    assert actor.status == "finished"
+    dealt = seen + void
+    assert len(dealt) == len(set(dealt)), sorted(h for h in dealt if dealt.count(h) > 1)
+    assert any(h.endswith("r2") for h in seen) and any(h.endswith("r1") for h in seen)
+
+
+def test_buttons_banks_sit_outs_and_a_pause_stand_through_a_resume(room: Room) -> None:
+    """T-18 with C-4/T-12/C-7: after a resume each table's button and blinds move on from its
+    last completed hand (not drawn anew: nobody skips the blinds or pays them twice), a time
+    bank spent and a sit-out asked before the crash are still so, and a staff pause stands
+    (no hand is dealt until the staff resume it)."""
+    seen: list[str] = []
+    bots = Watching(random.Random(31), seen)
+    actor = freezeout(room, bots, "btn")
+    while actor.floor.hands < 12:
+        advance(room, actor)
+    table = next(iter(actor.floor.tables.values()))
+    sitter = table.seats[min(table.seats)]
+    actor.set_presence(sitter, connected=True, sitting_out=True)
+    level = actor.floor.level().index
+    actor.floor.banks.bank_ms(sitter, level)
+    actor.floor.banks.store(sitter, 1234)  # what was left of the bank after a long think
+    hands = table.hands_played
+    while table.hands_played < hands + 2:  # stored with the table's next completed hand
+        advance(room, actor)
+    room.wait(actor.pause_play(RecorderAudit(DIRECTOR, "tournament_pause", actor.tid, "t", 1)))
+    while any(t.hand_running for t in actor.floor.tables.values()):
+        advance(room, actor)
+    room.wait(actor.pending())
+    buttons = {t.table_id: (t.table_state(), t.hands_played) for t in actor.floor.tables.values()}
+    seats = {t.table_id: dict(t.seats) for t in actor.floor.tables.values()}
+    # the next hand each table would have dealt: its button moves on from the last one
+    nexts = {}
+    for t in actor.floor.tables.values():
+        plan = plan_hand(
+            dict.fromkeys(t.seats, ALWAYS_DEALT), t.max_seats, 1, 2, t._button_state, min
+        )
+        assert plan is not None
+        nexts[t.table_id] = (plan.button, plan.big_blind_seat)
+    actor.floor.stop()
+    actor.stop_watching()
+    actor.durable._stop_beat()
+    bots2 = Watching(random.Random(32), seen)
+    again = resume(room, actor, bots2)
+    floor = again.floor
+    assert floor.paused  # a staff pause stands through the restart
+    assert {t.table_id: (t.table_state(), t.hands_played) for t in floor.tables.values()} == buttons
+    assert floor.banks.kept(sitter) == (1234, level)
+    assert sitter in floor.presence.asked
+    dealt = floor.hands
+    room.clock.advance(120)
+    room.settle(again)
+    assert floor.hands == dealt and not any(t.hand_running for t in floor.tables.values())
+    room.wait(again.resume_play(RecorderAudit(DIRECTOR, "tournament_resume", again.tid, "t", 2)))
+    room.run_to_end(again)
+    assert again.status == "finished"
+    compared = 0
+    for table_id, (button, sat) in bots2.first_buttons.items():
+        if sat == seats.get(table_id):  # nobody moved in or out: the plan is the same
+            assert button == nexts[table_id][0]
+            compared += 1
+    assert compared
