@@ -9,6 +9,7 @@ per-round cap (K-12) and posts ONE transaction keyed by the round id with the ro
 (L-3, RNG-9); only then does it tell the result (persist, then tell). Any failure after the
 close is a malfunction: the round is voided (every stake back, L-5) and the table closes until
 staff reopen it (K-7). At start the table voids every round of its own left open by a crash.
+A table with no player is idle: no round opens until someone joins.
 
 The actor owns its parts and calls them; they never call it back (ARCH rule 13): the game
 (`games.RoundGame`), the persistence (`rounds.RoundStore`) and a `CasinoListener`.
@@ -152,9 +153,11 @@ class CasinoTable:
     # ------------------------------------------------------------------ players
 
     def join(self, player: str) -> None:
-        """Sit at the table: the player may bet from the next confirmation on."""
+        """Sit at the table; the first player makes an idle table open a round."""
         self.observers.discard(player)
         self.players.add(player)
+        if self.phase == BETWEEN and self.round is None and self._timer is None:
+            self._open()
 
     def observe(self, player: str) -> None:
         """Watch the table without betting."""
@@ -236,7 +239,8 @@ class CasinoTable:
     # ------------------------------------------------------------------ rounds
 
     def _open(self) -> None:
-        if self.phase != BETWEEN:
+        self._timer = None
+        if self.phase != BETWEEN or not self.players:  # idle: no round without players
             return
         try:
             in_shoe = self.game.open_round()

@@ -95,6 +95,12 @@ class Casino:
         self.voided_at_start = self.wait(actor.start())
         return actor, inbox
 
+    def join(self, table: CasinoTable, *players: str) -> None:
+        """Players join; an idle table opens its round (its row written) now."""
+        for player in players:
+            table.join(player)
+        self.drain()
+
     def drain(self) -> None:
         while self.ledger.working or not self.pump.calls.empty():
             f, args, kwargs = self.pump.calls.get(timeout=20.0)

@@ -50,7 +50,7 @@ def left_open(casino: Casino, table_id: str, stakes: dict[str, int]) -> tuple[st
     """A round with confirmed bets whose table died: (round id, when betting was due to end)."""
     table, _ = casino.table(table_id=table_id)
     for number, (player, stake) in enumerate(stakes.items()):
-        table.join(player)
+        casino.join(table, player)
         table.place(player, LOSE, stake)
         casino.wait(table.confirm(player, f"{table_id}-{number}"))
     round_id = table.round.round_id
@@ -95,7 +95,7 @@ def test_the_limit_is_a_setting_and_settled_rounds_stay(casino: Casino) -> None:
     casino.fund_house()
     casino.fund_player("alice", 1_000)
     table, _ = casino.table(table_id="r2")
-    table.join("alice")
+    casino.join(table, "alice")
     table.place("alice", LOSE, 100)
     casino.wait(table.confirm("alice", "s1"))
     casino.advance(45)  # settled: alice lost 100

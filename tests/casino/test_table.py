@@ -71,9 +71,10 @@ def test_several_players_one_round_one_settlement(casino: Casino) -> None:
     table, inbox = casino.table()
     for name in ("alice", "bob", "carol"):
         casino.fund_player(name)
-        table.join(name)
+        casino.join(table, name)
     casino.fund_player("dave")
     table.observe("dave")
+    assert table.round is not None
     round_id = table.round.round_id
     bet(casino, table, "alice", WIN, 100, "a1")
     bet(casino, table, "alice", LOSE, 200, "a2")  # K-3: a second confirmation adds to the round
@@ -116,7 +117,7 @@ def test_void_returns_exactly_the_stakes(casino: Casino) -> None:
     table, inbox = casino.table()
     for name in ("alice", "bob"):
         casino.fund_player(name, 1_000)
-        table.join(name)
+        casino.join(table, name)
     round_id = table.round.round_id
     bet(casino, table, "alice", WIN, 100, "a1")
     bet(casino, table, "alice", WIN, 50, "a2")
@@ -157,7 +158,7 @@ def test_restart_voids_an_unsettled_round_once(casino: Casino, when: str) -> Non
     store = NeverSettles(casino.ledger) if when == "after_close" else casino.store
     table, _ = casino.table(store=store)
     casino.fund_player("alice", 1_000)
-    table.join("alice")
+    casino.join(table, "alice")
     round_id = table.round.round_id
     bet(casino, table, "alice", WIN, 400, "a1")
     if when == "after_close":
@@ -173,8 +174,7 @@ def test_restart_voids_an_unsettled_round_once(casino: Casino, when: str) -> Non
     assert casino.balance(money.in_play(round_id, USD)) == 0
     again.stop()
     third, _ = casino.table()
-    # Only the round the second table had opened (no bets) is voided now; alice is not paid twice.
-    assert [v.refunds for v in casino.voided_at_start] == [()]
+    assert casino.voided_at_start == ()  # alice is not paid twice
     assert casino.balance(wallet("alice", USD)) == 1_000
     assert len(keyed(casino, money.round_key(round_id))) == 1
     third.stop()
@@ -187,7 +187,7 @@ def test_replayed_key_applies_once(casino: Casino) -> None:
     casino.fund_house()
     table, _ = casino.table()
     casino.fund_player("alice", 1_000)
-    table.join("alice")
+    casino.join(table, "alice")
     first = bet(casino, table, "alice", LOSE, 100, "k1")
     assert not first.replayed
     table.place("alice", LOSE, 100)
@@ -216,7 +216,7 @@ def test_max_win_per_round_and_review(casino: Casino) -> None:
     table, inbox = casino.table(max_win=5_000, review_at=4_000)
     for name in ("alice", "bob"):
         casino.fund_player(name, 10_000)
-        table.join(name)
+        casino.join(table, name)
     bet(casino, table, "alice", WIN, 200, "a1")  # 7,000 won, 5,000 paid: held (≥ 4,000)
     bet(casino, table, "alice", LOSE, 100, "a2")  # lost as usual beside the cap
     bet(casino, table, "bob", WIN, 100, "b1")  # 3,500 won: under both
@@ -236,7 +236,7 @@ def test_limits_funds_and_window_refuse_without_moving(casino: Casino) -> None:
     casino.fund_house()
     table, _ = casino.table()
     casino.fund_player("alice", 150)
-    table.join("alice")
+    casino.join(table, "alice")
     table.place("alice", WIN, 99)  # straight minimum is 100 (roulette.toml)
     with pytest.raises(CasinoError) as low:
         table.confirm("alice", "x1")
@@ -267,7 +267,7 @@ def test_settlement_refused_voids_and_closes(casino: Casino) -> None:
     """K-7: the bankroll cannot pay (a malfunction): the round is voided, stakes back."""
     table, inbox = casino.table()  # the house is not funded
     casino.fund_player("alice", 1_000)
-    table.join("alice")
+    casino.join(table, "alice")
     round_id = table.round.round_id
     bet(casino, table, "alice", WIN, 100, "a1")
     casino.advance(WINDOW)
@@ -283,10 +283,31 @@ def test_progressive_pool_takes_contributions(casino: Casino) -> None:
     casino.fund_house()
     table, _ = casino.table(game="progressive", table_id="pb1")
     casino.fund_player("alice", 100_000)
-    table.join("alice")
+    casino.join(table, "alice")
     bet(casino, table, "alice", "jackpot", 1_000, "j1")
     bet(casino, table, "alice", "banker", 1_000, "m1")
     casino.advance(table.game.window_s)
     assert casino.balance(money.pool("pb1", USD)) == 70
     assert table.pool == 70
     casino.ok()
+
+
+def test_an_idle_table_opens_no_round(casino: Casino) -> None:
+    """No player, no round (and no row); the first join opens one; after the last leaves,
+    the round under way ends and no next one opens."""
+    table, _ = casino.table()
+    casino.advance(WINDOW * 3)
+    with casino.engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(casino_rounds)).scalar() == 0
+    table.observe("dave")
+    casino.drain()
+    assert table.round is None
+    casino.join(table, "alice")
+    assert table.phase == "betting"
+    table.leave("alice")
+    casino.advance(WINDOW)
+    casino.advance(table.config.between_s)
+    assert table.round is None and table.phase == "between"
+    with casino.engine.connect() as conn:
+        statuses = conn.execute(sa.select(casino_rounds.c.status)).scalars().all()
+    assert statuses == ["settled"]
