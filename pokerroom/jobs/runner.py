@@ -43,11 +43,16 @@ class JobSettings:
     refunds_interval_seconds: float = 60.0  # 0: `serve` never runs the refund job itself
     batch: int = 50  # refund components paid per transaction
     lease_seconds: float = 120.0  # SQLite: a lease not renewed for this long is free
+    #: `serve` looks for runs made by other processes (cron, `pokerroom jobs run`) this often,
+    #: to tell their refunded players (0: never)
+    watch_seconds: float = 5.0
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot work."""
         if self.refunds_interval_seconds < 0 or self.batch < 1 or self.lease_seconds < 1:
             raise ValueError("jobs: interval >= 0, batch >= 1 and lease_seconds >= 1")
+        if self.watch_seconds < 0:
+            raise ValueError("jobs: watch_seconds >= 0")
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> JobSettings:

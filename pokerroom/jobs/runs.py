@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -89,11 +90,29 @@ def record_skipped(engine: Engine, job: str, runner: str, now_ms: int, message: 
     return run_id
 
 
+def runs_to_watch(
+    engine: Engine, after: int | None, since_ms: int, limit: int = 100
+) -> tuple[int, tuple[RunRow, ...]]:
+    """A watcher's next look: the runs with an id above `after`, oldest first; with `after`
+    None (the first look), above the last run started before `since_ms`. Returns the `after`
+    used with the runs."""
+    if after is None:
+        before = sa.select(sa.func.max(job_runs.c.id)).where(job_runs.c.started_at_ms < since_ms)
+        after = int(read(engine, lambda conn: conn.execute(before).scalar()) or 0)
+    query = sa.select(job_runs).where(job_runs.c.id > after).order_by(job_runs.c.id).limit(limit)
+    return after, _rows(engine, query)
+
+
 def recent_runs(engine: Engine, limit: int = 20, job: str | None = None) -> tuple[RunRow, ...]:
     """The latest runs, newest first."""
     query = sa.select(job_runs).order_by(job_runs.c.id.desc()).limit(limit)
     if job is not None:
         query = query.where(job_runs.c.job == job)
+    return _rows(engine, query)
+
+
+def _rows(engine: Engine, query: sa.Select[Any]) -> tuple[RunRow, ...]:
+    """The runs `query` selects."""
 
     def work(conn: Connection) -> tuple[RunRow, ...]:
         return tuple(

@@ -9,6 +9,11 @@ processes and servers, so `serve` and a cron job can both be set up.
 Stopping (`close`, which the room awaits before it stops the ledger): the timers stop; a run
 in progress finishes the step in flight (its transfers count), then gets `Stopping`, and its
 last step completes the run row as `stopped` and releases the lock. The next run goes on.
+
+Runs made by other processes (cron, `pokerroom jobs run`, another server) are watched for:
+every `[jobs] watch_seconds` one read of `job_runs` (the ledger's read lane) finds the runs
+that ended since the last look, and the listeners hear of each as of a run of this process
+(the room tells their refunded players, T-18). A run of this process is told once, at its end.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
+from pokerroom.jobs import runs
 from pokerroom.jobs.lock import runner_name
 from pokerroom.jobs.refunds import RefundsJob
 from pokerroom.jobs.runner import Job, JobContext, JobSettings, RunReport, Stopping, Work, job_run
@@ -126,6 +132,10 @@ class JobService(Service):
         self.listeners: list[Callable[[RunReport], object]] = []
         self._loops: list[LoopingCall] = []
         self._running: dict[str, _Drive] = {}
+        self._seen: int | None = None  # every run up to this id was looked at (watch)
+        self._told: set[int] = set()  # runs above `_seen` already looked at
+        self._watching = False
+        self._since_ms = 0  # the service's start (the first look's horizon)
 
     def startService(self) -> None:
         """Start one timer per job that has an interval; the first run after one interval."""
@@ -137,6 +147,66 @@ class JobService(Service):
                 loop.clock = self.clock
                 loop.start(interval, now=False)
                 self._loops.append(loop)
+        if self.settings.watch_seconds > 0:
+            watch = LoopingCall(self.watch)
+            watch.clock = self.clock
+            self._since_ms = round(self.clock.seconds() * 1000)
+            watch.start(self.settings.watch_seconds, now=False)
+            self._loops.append(watch)
+
+    def watch(self) -> Deferred[int]:
+        """Look for runs other processes ended since the last look (the first look: since
+        the service started); tell the listeners of each. Fires with the runs told."""
+        if self._watching:
+            return succeed(0)
+        self._watching = True
+        d = self.ledger.read(runs.runs_to_watch, self._seen, self._since_ms)
+        d.addCallback(self._watched)
+
+        def done(result: Any) -> Any:
+            self._watching = False
+            if isinstance(result, Failure):
+                log.error("job_watch_failed", error=str(result.value))
+                return 0
+            return result
+
+        return d.addBoth(done)
+
+    def _watched(self, looked: tuple[int, Sequence[runs.RunRow]]) -> int:
+        self._seen, found = looked
+        told = 0
+        contiguous = True
+        for row in found:
+            if row.ended_at_ms is None:  # still going: looked at again once it ended
+                contiguous = False
+                continue
+            if contiguous:
+                self._seen = row.id
+            if row.id in self._told:
+                continue
+            self._told.add(row.id)
+            if row.runner == self.runner or row.job not in self.jobs:
+                continue  # this process's runs are told at their end
+            if row.outcome == runs.SKIPPED or not row.tournaments:
+                continue
+            report = RunReport(
+                row.job,
+                row.id,
+                row.outcome,
+                f"{row.job}: run by {row.runner}",
+                row.tournaments,
+                row.amounts,
+                row.transfers,
+            )
+            told += 1
+            for listener in self.listeners:
+                try:
+                    listener(report)
+                except Exception as exc:  # a listener's failure is not the watch's
+                    log.error("job_listener_failed", job=row.job, error=str(exc))
+        seen = self._seen or 0
+        self._told = {n for n in self._told if n > seen}
+        return told
 
     def _due(self, name: str) -> None:
         """A timer fired: run the job unless a run of it is still going."""
