@@ -5,8 +5,9 @@ per file) except the engine's hand state machine.
 The graph is parsed with `ast` (as tests/test_purity.py does), never imported. Every import
 counts: at the top, inside a function (a lazy import still needs the other module) and under
 `if TYPE_CHECKING:` (a type names the other module's concept). A package's `__init__` is a
-module of its own: its re-exports are its imports, and `from pkg import Name` depends on it,
-while `from pkg import submodule` depends on the submodule only.
+module of its own: its re-exports are its imports, and any `from pkg import x` depends on it
+(and on `pkg.x` when that is a module). So a module that its package's `__init__` re-exports
+imports its siblings as `import pkg.sibling as sibling` or `from pkg.sibling import name`.
 """
 
 from __future__ import annotations
@@ -91,10 +92,8 @@ def module_imports(module: str, path: Path, modules: Mapping[str, Path]) -> set[
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = absolute_module(node, package)
-            for alias in node.names:
-                # `from pkg import submodule` needs the submodule; `from pkg import Name`, pkg
-                sub = f"{base}.{alias.name}"
-                targets.append(sub if sub in modules else base)
+            targets.append(base)  # the package's `__init__` too, whatever is taken from it
+            targets.extend(f"{base}.{alias.name}" for alias in node.names)
         for target in targets:
             known = _known(target, modules)
             if known is not None and known != module:
@@ -283,16 +282,31 @@ def test_checker_finds_each_kind_of_circle(
 
 
 def test_checker_passes_a_one_way_tree(tmp_path: Path) -> None:
-    """`from pkg import submodule` needs the submodule, not the package that re-exports it."""
+    """A module the package re-exports may import its siblings by their full path."""
     _tree(
         tmp_path,
         {
             "p/__init__.py": "from p.hand import Hand\nfrom p import errors\n",
             "p/errors.py": "",
-            "p/hand.py": "from p import errors\nfrom p.errors import E\n",
+            "p/hand.py": "import p.errors as errors\nfrom p.errors import E\n",
+            "p/replay.py": "from p import Hand, errors\n",  # not re-exported: one way
         },
     )
     assert circles(import_graph(tmp_path, ("p",))) == []
+
+
+def test_from_the_package_counts_the_package(tmp_path: Path) -> None:
+    """`from p import errors` in a module that `p/__init__.py` re-exports is a circle with the
+    package (the name is read from the package, whose `__init__` is importing that module)."""
+    _tree(
+        tmp_path,
+        {
+            "p/__init__.py": "from p.hand import Hand\n",
+            "p/errors.py": "",
+            "p/hand.py": "from p import errors\n",
+        },
+    )
+    assert circles(import_graph(tmp_path, ("p",))) == [frozenset({"p", "p.hand"})]
 
 
 def test_long_module_check_counts_lines(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.python.failure import Failure
 
-from pokerroom.cash import errors as codes
+import pokerroom.cash.errors as codes
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.histories import hand_history

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from twisted.python.failure import Failure
 
-from pokerroom.cash import errors as codes
+import pokerroom.cash.errors as codes
 from pokerroom.ledger.errors import Busy, IdempotencyConflict, InsufficientFunds, ServiceUnavailable
 from pokerroom.protocol.errors import ProtocolError
 

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 
 from twisted.internet.defer import Deferred
 
-from pokerroom.cash import histories, memory, store
+import pokerroom.cash.histories as histories
+import pokerroom.cash.memory as memory
+import pokerroom.cash.store as store
 from pokerroom.cash.histories import PHH
 from pokerroom.cash.memory import Admission, CashOut
 from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow

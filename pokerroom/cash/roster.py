@@ -20,7 +20,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.python.failure import Failure
 
-from pokerroom.cash import errors as codes
+import pokerroom.cash.errors as codes
 from pokerroom.cash.chips import SeatChips, is_amount, ledger_refusal
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.declines import is_decline

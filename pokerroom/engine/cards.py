@@ -6,7 +6,7 @@ from typing import Protocol
 
 from treys import Card as _TreysCard
 
-from pokerroom.engine import errors
+import pokerroom.engine.errors as errors
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

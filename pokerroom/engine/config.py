@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pokerroom.engine import errors
+import pokerroom.engine.errors as errors
 from pokerroom.engine.variants import Betting, Variant
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from pokerroom.engine import errors
-from pokerroom.engine import events as ev
+import pokerroom.engine.errors as errors
+import pokerroom.engine.events as ev
 from pokerroom.engine.cards import CARD_SET
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.errors import EngineError

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 from sqlalchemy.engine import Engine
 
-from pokerroom.jobs import lock as locks
-from pokerroom.jobs import runs
+import pokerroom.jobs.lock as locks
+import pokerroom.jobs.runs as runs
 
 #: One blocking unit of work on the database.
 Work = Callable[[Engine], Any]

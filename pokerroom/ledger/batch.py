@@ -34,7 +34,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
-from pokerroom.ledger import accounts as acc
+import pokerroom.ledger.accounts as acc
 from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.errors import (
     CurrencyMismatch,

@@ -47,7 +47,11 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.python.failure import Failure
 from twisted.python.threadpool import ThreadPool
 
-from pokerroom.ledger import accounts, batch, migrate, reports, transfers
+import pokerroom.ledger.accounts as accounts
+import pokerroom.ledger.batch as batch
+import pokerroom.ledger.migrate as migrate
+import pokerroom.ledger.reports as reports
+import pokerroom.ledger.transfers as transfers
 from pokerroom.ledger.accounts import Account, AccountLike
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.errors import Busy, LedgerError, ServiceUnavailable

@@ -10,7 +10,7 @@ from functools import partial
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from pokerroom.ledger import accounts as acc
+import pokerroom.ledger.accounts as acc
 from pokerroom.ledger.db import in_transaction, read
 from pokerroom.ledger.errors import (
     AlreadyReversed,
