@@ -1,7 +1,7 @@
 """Every protocol message, declared: importing this module registers the player protocol's
-messages (`events`), the typed `ok` results (`results`), the tournament messages and the
-staking and deal messages, and checks a received frame against them (`validate`: the bots and
-the tests check every frame they receive).
+messages (`events`), the typed `ok` results (`results`), the tournament messages, the
+staking and deal messages and the casino messages, and checks a received frame against them
+(`validate`: the bots and the tests check every frame they receive).
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 
 import msgspec
 
+import pokerroom.protocol.casino_messages
 import pokerroom.protocol.results
 import pokerroom.protocol.staking_messages
-import pokerroom.protocol.tournament_messages  # noqa: F401  (the three register their types)
+import pokerroom.protocol.tournament_messages  # noqa: F401  (the four register their types)
 from pokerroom.protocol.events import Ok
 from pokerroom.protocol.wire import RESULTS, SERVER_TYPES, ServerMessage
 

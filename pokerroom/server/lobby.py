@@ -49,6 +49,7 @@ from pokerroom.table.views import WatchedTable
 if TYPE_CHECKING:
     from pokerroom.cash import TableActor
     from pokerroom.chat.service import Mute
+    from pokerroom.server.casino_desk import CasinoDesk
     from tournaments.desk import TournamentDesk
 
 log = structlog.get_logger("pokerroom.lobby")
@@ -143,6 +144,8 @@ class Lobby:
         self.reads = ReadLimit(reads_per_player)
         #: Set by the room when it runs tournaments.
         self.tournament_desk: TournamentDesk | None = None
+        #: Set by the room when it runs casino tables (`casino_*` requests).
+        self.casino_desk: CasinoDesk | None = None
         self.caps = {**DEFAULT_TABLE_CAPS, **(caps or {})}
         self.currency = currency
         self.allow_deposit = allow_deposit
@@ -292,6 +295,8 @@ class Lobby:
         )
         if handler is None and desk is not None and tournament:
             return desk.handle(player.name, request)
+        if handler is None and self.casino_desk is not None and request.name.startswith("casino_"):
+            return self.casino_desk.handle(player.name, request)
         if handler is None:
             raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the lobby does not handle {request.name}")
         return handler(player, client_kind, **request.args)

@@ -35,6 +35,7 @@ from twisted.internet.task import LoopingCall
 
 from pokerroom.admin.service import AdminService, staff_accounts
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
+from pokerroom.casino.rounds import RoundStore
 from pokerroom.chat import ChatService
 from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.service import JobService
@@ -42,6 +43,7 @@ from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
 from pokerroom.protocol.session import RoomFactory
 from pokerroom.server.accounts import PlayerAccounts
+from pokerroom.server.casino_desk import CasinoDesk
 from pokerroom.server.hub import Hub
 from pokerroom.server.listeners import LISTEN_BACKLOG, RoomListeners, bind_room
 from pokerroom.server.lobby import Lobby
@@ -155,6 +157,9 @@ class RoomService(MultiService):
             reads_per_player=settings.reads_per_player,
         )
         self.lobby.tournament_desk = self.desk
+        #: The casino tables (docs/CASINO.md): one of each round game, opened in `_open`.
+        self.casino = CasinoDesk(reactor, RoundStore(self.ledger), self.hub, settings.currency)
+        self.lobby.casino_desk = self.casino
         if self.desk is not None:  # lobby subscribers also get `tournament_lobby_update`
             self.desk.watchers = self.lobby.subscribers
         self.factory = RoomFactory(
@@ -241,6 +246,7 @@ class RoomService(MultiService):
         yield gatherResults([a.start() for a in actors] + [self.chat.load()], consumeErrors=True)
         for actor in actors:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
+        yield self.casino.open_default()  # their rounds a crash left open are voided first
         if self.admin is not None:  # bans and table holds apply before any player connects
             yield self.admin.load()
         if self.tournaments is not None:  # T-18: resumed, kept or cancelled before opening
@@ -276,6 +282,7 @@ class RoomService(MultiService):
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():
             actor.close()
+        self.casino.stop()
         waits.append(self.chat.close())  # the last chat lines, before the ledger stops
         waits.append(self.jobs.close())  # a job run's last step (its row, its lock) first
 

@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 import pokerroom.cash.errors as cash_errors
+import pokerroom.protocol.casino_messages as cm
 import pokerroom.protocol.results  # noqa: F401  (registers the typed results)
 import pokerroom.protocol.staking_messages as sm
 import pokerroom.protocol.tournament_messages as tm
@@ -41,6 +42,11 @@ OBJECTS: dict[str, type[msgspec.Struct]] = {
     "deal state": sm.DealState,
     "deal figure": tm.DealFigure,
     "deal": tm.DealView,
+    "casino table": cm.CasinoTableView,
+    "casino bet": cm.CasinoBet,
+    "casino total": cm.CasinoTotal,
+    "casino line": cm.CasinoLine,
+    "casino round": cm.CasinoRoundView,
 }
 #: Header rows of the tables that list server messages, and of the object tables.
 MESSAGE_HEADERS = ("| message | fields | when |", "| event | fields | when |",

@@ -1,0 +1,179 @@
+"""The room's casino tables: opens them, routes `casino_*` requests, delivers their events.
+
+The desk is each table's `CasinoListener`: it turns the table's events into protocol messages
+(`pokerroom.protocol.casino_messages`) and sends them through the hub: public events to the
+table's players and watchers, a player's own settlement to that player only. `serve` opens one
+table of each round game from `config/casino/` (`open_default`); a table that cannot open (bad
+settings) is logged and left out.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import structlog
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.interfaces import IReactorTime
+
+from pokerroom.casino import events as ev
+from pokerroom.casino import settings
+from pokerroom.casino.actor import CasinoTable, CasinoTableConfig
+from pokerroom.casino.caps import table_caps
+from pokerroom.casino.core.cards import RandomSource
+from pokerroom.casino.games import ROUND_GAMES, make_game
+from pokerroom.casino.round_state import Confirmed
+from pokerroom.casino.rounds import RoundStore
+from pokerroom.casino.store import HistoryRound
+from pokerroom.protocol import casino_messages as cm
+from pokerroom.protocol import errors
+from pokerroom.protocol.answers import Answer
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import ServerMessage
+from pokerroom.protocol.messages import Request
+from pokerroom.protocol.results import Empty
+from pokerroom.server.hub import Hub
+
+log = structlog.get_logger("pokerroom.casino")
+
+
+class CasinoDesk:
+    """The casino tables of one room, by id."""
+
+    def __init__(self, clock: IReactorTime, store: RoundStore, hub: Hub, currency: str) -> None:
+        self.clock, self.store, self.hub, self.currency = clock, store, hub, currency
+        self.tables: dict[str, CasinoTable] = {}
+
+    def open_default(
+        self, folder: Path | None = None, rng: RandomSource | None = None
+    ) -> Deferred[list[Any]]:
+        """One table of each round game (`<game>-1`), started (its open rounds voided)."""
+        source: RandomSource = rng or secrets.SystemRandom()  # RNG-1
+        starting = []
+        for game in ROUND_GAMES:
+            try:
+                rules = make_game(game, settings.game_table(game, folder), source)
+                max_win, review_at = table_caps(self.currency, folder)
+            except (ValueError, KeyError, OSError) as exc:  # CasinoError is a ValueError too
+                log.error("casino_table_not_opened", game=game, error=str(exc))
+                continue
+            config = CasinoTableConfig(f"{game}-1", game, self.currency, max_win, review_at)
+            table = CasinoTable(
+                config, game=rules, clock=self.clock, store=self.store, listener=self
+            )
+            self.tables[config.table_id] = table
+            starting.append(table.start())
+        return gatherResults(starting, consumeErrors=True)
+
+    def stop(self) -> None:
+        """Stop every table's timers (open rounds are voided at the next start)."""
+        for table in self.tables.values():
+            table.stop()
+
+    # -- CasinoListener ---------------------------------------------------------------------
+    def tell(self, players: Iterable[str], event: ev.CasinoEvent) -> None:
+        """Deliver a table event as its protocol message."""
+        message = as_message(event)
+        for player in players:
+            self.hub.send(player, message)
+
+    # -- requests ---------------------------------------------------------------------------
+    def handle(self, player: str, request: Request) -> Answer:
+        """Run one `casino_*` request for `player`."""
+        args = dict(request.args)
+        name = request.name
+        if name == "casino_tables":
+            return cm.CasinoTablesAnswer(tables=[view(t) for t in self.tables.values()])
+        if name == "casino_history":
+            found = self.store.history(player, int(args.get("limit", 20)))
+            return found.addCallback(history_answer)
+        table = self.tables.get(str(args.pop("table_id")))
+        if table is None:
+            raise ProtocolError(errors.UNKNOWN_TABLE, "no casino table has this table_id")
+        if name == "casino_join":
+            table.join(player)
+            return cm.CasinoTableAnswer(table=view(table))
+        if name == "casino_observe":
+            table.observe(player)
+            return cm.CasinoTableAnswer(table=view(table))
+        if name == "casino_leave":
+            table.leave(player)
+            return Empty()
+        if name == "casino_place":
+            draft = table.place(player, str(args["spot"]), int(args["amount"]))
+            return cm.CasinoDraftAnswer(bets=[cm.CasinoBet(s, a) for s, a in draft.items()])
+        if name == "casino_clear":
+            table.clear(player)
+            return Empty()
+        if name == "casino_confirm":
+            return table.confirm(player, str(args["key"])).addCallback(confirm_answer)
+        raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the casino does not handle {name}")
+
+
+def view(table: CasinoTable) -> cm.CasinoTableView:
+    """A table's lobby line."""
+    current = table.round
+    return cm.CasinoTableView(
+        table_id=table.table_id,
+        game=table.config.game,
+        currency=table.config.currency,
+        phase=table.phase,
+        round_id=current.round_id if current is not None else None,
+        closes_ms=current.closes_ms if current is not None else None,
+        players=len(table.players),
+    )
+
+
+def confirm_answer(done: Confirmed) -> cm.CasinoConfirmAnswer:
+    """A confirmation's `ok`."""
+    bets = [cm.CasinoBet(spot, amount) for spot, amount in done.bets]
+    return cm.CasinoConfirmAnswer(done.round_id, bets, done.staked, done.replayed)
+
+
+def history_answer(rounds: tuple[HistoryRound, ...]) -> cm.CasinoHistoryAnswer:
+    """A player's history as its `ok`."""
+    return cm.CasinoHistoryAnswer(
+        rounds=[
+            cm.CasinoRoundView(
+                round_id=r.round_id,
+                table_id=r.table_id,
+                game=r.game,
+                status=r.status,
+                opened_ms=r.opened_ms,
+                outcome=r.outcome,
+                bets=[cm.CasinoBet(spot, stake) for spot, stake in r.bets],
+                paid=r.paid,
+            )
+            for r in rounds
+        ]
+    )
+
+
+def as_message(event: ev.CasinoEvent) -> ServerMessage:
+    """A table event as the message the client receives."""
+    if isinstance(event, ev.BettingOpened):
+        return cm.CasinoBettingOpen(
+            event.table_id, event.round_id, event.closes_ms, event.round_in_shoe
+        )
+    if isinstance(event, ev.BettingClosed):
+        return cm.CasinoBettingClosed(event.table_id, event.round_id)
+    if isinstance(event, ev.RoundResult):
+        totals = [cm.CasinoTotal(t.player, t.staked, t.paid) for t in event.totals]
+        return cm.CasinoResult(event.table_id, event.round_id, event.outcome, totals)
+    if isinstance(event, ev.OwnSettlement):
+        lines = [cm.CasinoLine(x.spot, x.stake, x.result, x.returned) for x in event.lines]
+        return cm.CasinoSettlement(
+            event.table_id,
+            event.round_id,
+            lines,
+            event.staked,
+            event.paid,
+            event.capped,
+            event.jackpot,
+            event.held,
+        )
+    if isinstance(event, ev.RoundVoided):
+        return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason)
+    return cm.CasinoTableState(event.table_id, event.open, event.reason)

@@ -1,0 +1,121 @@
+"""Casino tables over the protocol (docs/PROTOCOL.md section 10), against an in-process room:
+two players bet on one roulette round; each sees their own settlement and the other's totals
+only; a retried confirmation moves nothing (P-2); every frame matches its declaration."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy.engine import Engine
+from twisted.internet.task import Clock
+
+from pokerroom.casino import money
+from pokerroom.casino.rounds import RoundStore
+from pokerroom.ledger import LedgerService, transfers
+from pokerroom.ledger.accounts import get_account
+from pokerroom.ledger.kinds import external, wallet
+from pokerroom.ledger.reports import check_ledger
+from pokerroom.protocol.catalog import validate
+from pokerroom.server.casino_desk import CasinoDesk
+from tests.ledger.conftest import QueueReactor
+from tests.server.harness import Client, Room
+
+USD = "USD"
+WINDOW = 45  # config/casino/roulette.toml
+
+
+@pytest.fixture
+def room(reactor: QueueReactor, clock: Clock, ledger: LedgerService) -> Iterator[Room]:
+    r = Room(reactor, clock, ledger)
+    desk = CasinoDesk(clock, RoundStore(ledger), r.hub, USD)
+    r.lobby.casino_desk = desk
+    reactor.wait(desk.open_default(rng=random.Random(7)))
+    try:
+        yield r
+    finally:
+        desk.stop()
+        r.stop()
+
+
+def player(room: Room, name: str) -> Client:
+    c = room.client()
+    c.login(name)
+    c.ok("deposit", amount=10_000, key=f"dep-{name}")
+    return c
+
+
+def balance(engine: Engine, ref: object) -> int:
+    return get_account(engine, ref).balance  # type: ignore[arg-type]
+
+
+def test_two_players_one_round(room: Room, engine: Engine) -> None:
+    """Several players, one round, one settlement; own lines to each, totals to all."""
+    transfers.move(engine, key="bankroll", kind="deposit", currency=USD, source=external(USD),
+                   destination=money.bankroll(USD), amount=1_000_000)  # fmt: skip
+    alice, bob = player(room, "alice"), player(room, "bob")
+    tables = alice.ok("casino_tables")["tables"]
+    assert sorted(t["game"] for t in tables) == [
+        "baccarat", "dragon_tiger", "progressive", "roulette", "sicbo",
+    ]  # fmt: skip
+    assert all(t["phase"] == "between" and t["round_id"] is None for t in tables)  # idle
+    assert alice.error("casino_join", table_id="nowhere") == "unknown_table"
+    joined = alice.ok("casino_join", table_id="roulette-1")["table"]
+    room.drain()
+    bob.ok("casino_join", table_id="roulette-1")
+    opened = alice.of_type("casino_betting_open")
+    assert len(opened) == 1 and opened[0]["table_id"] == "roulette-1"
+    assert joined["players"] == 1
+    round_id = opened[0]["round_id"]
+    assert alice.error("casino_confirm", table_id="roulette-1", key="k0") == "no_draft"
+    draft = alice.ok("casino_place", table_id="roulette-1", spot="red", amount=300)
+    assert draft == {"bets": [{"spot": "red", "amount": 300}]}
+    first = alice.ok("casino_confirm", table_id="roulette-1", key="a1")
+    again = alice.ok("casino_confirm", table_id="roulette-1", key="a1")  # a retry (P-2)
+    assert (first["staked"], first["replayed"], again["replayed"]) == (300, False, True)
+    bob.ok("casino_place", table_id="roulette-1", spot="black", amount=200)
+    bob.ok("casino_place", table_id="roulette-1", spot="straight:0", amount=100)
+    assert bob.ok("casino_confirm", table_id="roulette-1", key="b1")["staked"] == 300
+    assert bob.error("casino_place", table_id="roulette-1", spot="red", amount=0) in (
+        "bad_field", "invalid_amount",
+    )  # fmt: skip
+    assert balance(engine, wallet("alice", USD)) == 9_700
+    room.advance(WINDOW)
+    result = alice.of_type("casino_result")
+    assert len(result) == 1 and bob.of_type("casino_result") == result
+    pocket = result[0]["outcome"]["pocket"]
+    assert {t["player"]: t["staked"] for t in result[0]["totals"]} == {"alice": 300, "bob": 300}
+    mine, theirs = alice.of_type("casino_settlement"), bob.of_type("casino_settlement")
+    assert len(mine) == len(theirs) == 1
+    assert [line["spot"] for line in mine[0]["lines"]] == ["red"]
+    assert [line["spot"] for line in theirs[0]["lines"]] == ["black", "straight:0"]
+    paid = {t["player"]: t["paid"] for t in result[0]["totals"]}
+    assert balance(engine, wallet("alice", USD)) == 9_700 + paid["alice"]
+    assert balance(engine, wallet("bob", USD)) == 9_700 + paid["bob"]
+    if pocket == 0:
+        assert paid == {"alice": 0, "bob": 3_600}
+    assert paid["alice"] in (0, 600) and mine[0]["paid"] == paid["alice"]
+    history = alice.ok("casino_history")["rounds"]
+    assert [(h["round_id"], h["status"], h["paid"]) for h in history] == [
+        (round_id, "settled", paid["alice"])
+    ]
+    for frame in alice.inbox + bob.inbox:
+        validate(frame)
+    report = check_ledger(engine)
+    assert report.ok and report.currency_totals[USD] == 0
+
+
+def test_every_casino_refusal_code_is_documented() -> None:
+    """The table's codes a player can receive, and the core's bet codes, are in PROTOCOL.md."""
+    from pathlib import Path
+
+    from pokerroom.casino import codes
+    from pokerroom.casino.core import errors as core
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text()
+    staff_or_field = {codes.NO_ROUND, codes.MISSING_KEY}  # staff only; a missing key is a field
+    bets = {core.UNKNOWN_SPOT, core.SPOT_CLOSED, core.INVALID_STAKE, core.BELOW_MINIMUM,
+            core.ABOVE_MAXIMUM}  # fmt: skip
+    wanted = (set(codes.ALL_CODES) - staff_or_field) | bets
+    assert sorted(code for code in wanted if f"`{code}`" not in doc) == []
