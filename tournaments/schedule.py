@@ -47,6 +47,7 @@ from tournaments.director.deal_flow import DealSettings
 from tournaments.director.deals import DealMethod
 from tournaments.director.structure import Structure
 from tournaments.floor import Players
+from tournaments.satellite import SatelliteTarget
 from tournaments.templates import load_structures, read_structure
 from tournaments.tickets import TicketOffice
 
@@ -79,6 +80,10 @@ class ScheduleEntry:
     #: T-13: `deals = { max_players = 9, method = "icm" | "chip_chop", left_to_play_for = 0,
     #: answer_seconds = 60 }` allows deals at the final table (absent: no deals).
     deals: DealSettings | None = None
+    #: T-8, T-16: `satellite = { target = "<an [[mtt]]'s name>", ticket_valid_days = 30,
+    #: any_of_level = false }`: its prizes are seats (tickets) in that MTT's next tournament
+    #: starting after this one starts (absent: not a satellite).
+    satellite: SatelliteEntry | None = None
 
     @property
     def sit_and_go(self) -> bool:
@@ -105,6 +110,7 @@ ENTRY_KINDS: dict[str, Any] = {
     "outage": dict,
     "bounty": dict,
     "deals": dict,
+    "satellite": dict,
 }
 REQUIRED = ("name", "structure", "buy_in", "fee")
 SECTIONS = ("sit_and_go", "mtt", "structure")
@@ -118,6 +124,18 @@ BOUNTY_KINDS: dict[str, Any] = {
     "share_bps": int,
 }
 DEAL_KINDS: dict[str, Any] = {**field_types(DealSettings), "method": DealMethod}
+
+
+@dataclass(frozen=True, slots=True)
+class SatelliteEntry:
+    """A schedule entry's `satellite` table: the MTT entry whose seats it gives (T-16)."""
+
+    target: str
+    ticket_valid_days: int = 30
+    any_of_level: bool = False
+
+
+SATELLITE_KINDS: dict[str, Any] = {"target": str, "ticket_valid_days": int, "any_of_level": bool}
 
 
 def _deals(**values: Any) -> DealSettings:
@@ -154,9 +172,12 @@ def _entry(kind: str, number: int, raw: Any) -> ScheduleEntry:
         ("outage", OutageSettings, field_types(OutageSettings)),
         ("bounty", _bounty, BOUNTY_KINDS),
         ("deals", _deals, DEAL_KINDS),
+        ("satellite", SatelliteEntry, SATELLITE_KINDS),
     ):
         if key in values:
-            needs: tuple[str, ...] = ("share_bps",) if key == "bounty" else ()
+            needs: tuple[str, ...] = {"bounty": ("share_bps",), "satellite": ("target",)}.get(
+                key, ()
+            )
             try:
                 values[key] = build(make, values[key], table_kinds, f"{where}{key}.", needs)
             except ConfigProblems as exc:
@@ -201,6 +222,14 @@ def parse_schedule(data: Mapping[str, Any]) -> list[ScheduleEntry]:
         if entry.name in seen:
             problems.append(f"[[{kind}]] {json.dumps(entry.name)} name: two entries have it")
         seen.add(entry.name)
+    mtts = {entry.name for entry in entries if not entry.sit_and_go}
+    for entry in entries:
+        if entry.satellite is not None and entry.satellite.target not in mtts:
+            kind = "sit_and_go" if entry.sit_and_go else "mtt"
+            problems.append(
+                f"[[{kind}]] {json.dumps(entry.name)} satellite.target: "
+                f"{json.dumps(entry.satellite.target)} is not the name of an [[mtt]] entry"
+            )
     if problems:
         raise ConfigProblems(problems)
     return entries
@@ -441,6 +470,8 @@ class TournamentScheduler(Service):
         )
         if entry.deals is not None:
             config = replace(config, deals=entry.deals)
+        if entry.satellite is not None:  # T-16: seats in the target's next tournament
+            config = replace(config, satellite=self.satellite_target(entry.satellite, starts_at))
         actor = self._actor(config)
         self.actors[tid] = actor
         actor.open()
@@ -448,6 +479,19 @@ class TournamentScheduler(Service):
         if self.on_change is not None:
             self.on_change(actor, "opened")
         return actor
+
+    def satellite_target(self, spec: SatelliteEntry, starts_at: float) -> SatelliteTarget:
+        """The target of a satellite starting at `starts_at`: the next tournament of the MTT
+        entry `spec.target` that starts after it (T-16)."""
+        target = next(e for e in self.schedule if e.name == spec.target)
+        start = next_start(target, starts_at)
+        return SatelliteTarget(
+            f"{target.name}-{int(start)}",
+            target.buy_in,
+            target.fee,
+            any_of_level=spec.any_of_level,
+            ticket_valid_days=spec.ticket_valid_days,
+        )
 
     def _actor(self, config: TournamentConfig) -> TournamentActor:
         """A new actor for `config`, told through the desk (if any)."""
@@ -464,6 +508,7 @@ class TournamentScheduler(Service):
             on_change=self._changed,
             refunds=self.refunds,
             tickets=self.tickets,
+            targets=self.actors.get,  # T-16: a satellite's winners registered in its target
         )
 
     def _ended(self, actor: TournamentActor) -> None:

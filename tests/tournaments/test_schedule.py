@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,13 +10,14 @@ import pytest
 
 from tests.tournaments.actor_harness import Room
 from tournaments.schedule import (
+    SatelliteEntry,
     ScheduleEntry,
     TournamentScheduler,
     load_schedule,
     next_start,
     parse_schedule,
 )
-from tournaments.simulation import START
+from tournaments.simulation import START, Bots
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
 HOURLY = ScheduleEntry(
@@ -149,3 +151,55 @@ def test_an_mtt_without_players_is_cancelled_and_leaves_the_lobby(room: Room):
         assert tid not in scheduler.actors and scheduler.finished[tid].status == "cancelled"
     finally:
         scheduler.stopService()
+
+
+def test_a_scheduled_satellite_gives_tickets_its_winners_use_in_the_target(room: Room):
+    """T-16, T-8 on the schedule: a sit-and-go with `satellite = { target = "hourly" }` plays
+    down to its seats; each winner gets a ticket for the next `hourly` tournament starting after
+    it (buy-in and fee of that entry) and is registered there with it once it is open; a
+    winner registered before is given T$ instead (T-16). A target that is not an [[mtt]]
+    entry is refused at load, naming the key."""
+    sat = ScheduleEntry(
+        "sat", "turbo", 110, 0, players=3, satellite=SatelliteEntry("hourly", ticket_valid_days=7)
+    )
+    bots = Bots(random.Random(4))
+    scheduler = TournamentScheduler(room.clock, room.ledger, [sat, HOURLY], players=bots)
+    scheduler.startService()
+    try:
+        room.clock.advance(600)  # the hourly opens (at :10 for :30)
+        target = f"hourly-{int(START + 1800)}"
+        assert target in scheduler.actors
+        (actor,) = [a for a in scheduler.actors.values() if a.tid.startswith("sat-")]
+        assert actor.config.satellite is not None
+        assert actor.config.satellite.tournament_id == target
+        assert actor.config.satellite.seat_value == 110
+        for n in range(3):
+            room.fund_player(f"q{n}", 1000)
+            room.wait(actor.register(f"q{n}"))
+        room.run_to_end(actor)
+        assert actor.status == "finished"
+        winners = sorted(r.entry for r in actor.results if r.place <= 2)
+        assert len(winners) == 2  # 330 in the pool: two seats of 110, 110 to third
+        hourly = scheduler.actors[target]
+        room.advance(5, hourly)  # the tickets landed, then the registrations
+        assert not actor.payouts.failures
+        for winner in winners:  # registered in the target with their ticket (T-2)
+            record = hourly.state.players[winner]
+            assert record.funding.value == "ticket" and record.ticket_id
+    finally:
+        scheduler.stopService()
+    with pytest.raises(ValueError, match=r'satellite\.target: "nope"'):
+        parse_schedule(
+            {
+                "sit_and_go": [
+                    {
+                        "name": "s",
+                        "structure": "turbo",
+                        "buy_in": 1,
+                        "fee": 0,
+                        "players": 2,
+                        "satellite": {"target": "nope"},
+                    }
+                ]
+            }
+        )
