@@ -9,6 +9,7 @@ act: docs/ARCHITECTURE.md rule 14). A refused command changes nothing and writes
 (P-1). Adding a command is one args class and one function in the module of its concern:
 
 - `table_handlers`: cash tables (list, show, pause, resume, close, kick);
+- `casino_handlers`: casino tables (list, close, open, void a round);
 - `player_handlers`: players (show, ban, unban, block lift, mute, unmute, moderator);
 - `money_handlers`: wallet corrections, approvals (P-2) and the audit log;
 - `tournament_handlers` (their args in `tournament_args`): tournaments;
@@ -20,6 +21,7 @@ The argument fields they share are in `pokerroom.admin.args`.
 from __future__ import annotations
 
 from pokerroom.admin import (
+    casino_handlers,
     money_handlers,
     ops_handlers,
     player_handlers,
@@ -28,6 +30,7 @@ from pokerroom.admin import (
 )
 
 __all__ = [
+    "casino_handlers",
     "money_handlers",
     "ops_handlers",
     "player_handlers",
