@@ -103,6 +103,14 @@ class CreateArgs:
         "number",
         default=None,
     )
+    satellite_target: str | None = arg(
+        f.pattern(f.TABLE_ID_RE),
+        "a satellite: its prizes are seats (tickets) in this open tournament (T-16)",
+        default=None,
+    )
+    ticket_valid_days: int = arg(
+        f.integer(1, 3650), "a satellite's tickets expire after (default 30)", "int", default=30
+    )
     reason: str = NOTE
 
 

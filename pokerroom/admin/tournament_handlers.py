@@ -12,6 +12,7 @@ table's hand boundary (T-10) and is answered once stored.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet.defer import Deferred
@@ -42,6 +43,7 @@ from tournaments import recovery
 from tournaments.config import OutageSettings, make_config
 from tournaments.director import errors as director_errors
 from tournaments.director.prize_changes import PrizeChange
+from tournaments.satellite import SatelliteTarget
 from tournaments.store import CancelReason
 
 if TYPE_CHECKING:
@@ -172,6 +174,20 @@ def tournament_create(ctx: Context, args: CreateArgs) -> Deferred[dict[str, Any]
         )  # fmt: skip
     except ValueError as exc:
         raise ProtocolError(errors.BAD_FIELD, str(exc)) from None
+    if args.satellite_target is not None:  # T-8, T-16: seats in an open tournament
+        target = _find(ctx, args.satellite_target)
+        if target is None or target.status != "registering" or target.config.sit_and_go:
+            raise ProtocolError(
+                errors.BAD_FIELD,
+                f"satellite_target: {args.satellite_target} is not an MTT open for registration",
+            )
+        seats = SatelliteTarget(
+            target.tid,
+            target.settings.buy_in,
+            target.settings.fee,
+            ticket_valid_days=args.ticket_valid_days,
+        )
+        config = replace(config, satellite=seats)
     actor = scheduler._actor(config)
     scheduler.actors[tid] = actor
     audit = _audited(ctx, "tournament_create", tid, args.reason)

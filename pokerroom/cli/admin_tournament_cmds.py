@@ -127,6 +127,10 @@ def tournament_show(ctx: click.Context, tournament_id: str, as_json: bool) -> No
               help="Minutes (T-18; default 10).")  # fmt: skip
 @click.option("--reconnect", type=click.FloatRange(0, 3600), default=None,
               help="Seconds (T-18; default 30).")  # fmt: skip
+@click.option("--satellite-target", default=None,
+              help="A satellite: its prizes are seats in this open tournament (T-16).")  # fmt: skip
+@click.option("--ticket-days", type=click.IntRange(1, 3650), default=30, show_default=True,
+              help="A satellite's tickets expire after this many days.")  # fmt: skip
 @staff_change("optional")
 def tournament_create(
     ctx: click.Context,
@@ -143,10 +147,13 @@ def tournament_create(
     between_hands: float,
     resume_within: float | None,
     reconnect: float | None,
+    satellite_target: str | None,
+    ticket_days: int,
     reason: str | None,
     yes: bool,
 ) -> None:
-    """Create a tournament from TEMPLATE starting at --start (T-1)."""
+    """Create a tournament from TEMPLATE starting at --start (T-1); with --satellite-target,
+    a satellite whose prizes are seats in that tournament (T-16)."""
     at = start_ms(start)
     result = change(
         ctx,
@@ -156,7 +163,8 @@ def tournament_create(
         template=template, starts_at_ms=at, buy_in=buy_in, fee=fee, name=name, format=fmt,
         max_seats=max_seats, late_registration_levels=late_levels, max_entries=max_entries,
         guarantee=guarantee, between_hands_seconds=between_hands,
-        resume_within_minutes=resume_within, reconnect_seconds=reconnect, reason=reason,
+        resume_within_minutes=resume_within, reconnect_seconds=reconnect,
+        satellite_target=satellite_target, ticket_valid_days=ticket_days, reason=reason,
     )  # fmt: skip
     click.echo(f"  {result['tournament_id']}")
 

@@ -583,3 +583,31 @@ def test_each_role_is_refused_the_commands_above_it(room: Room) -> None:
 def test_the_ledger_balances_after_every_staff_action(room: Room) -> None:
     """P-2: whatever staff did to tournaments above, the ledger balances."""
     assert check_ledger(room.engine).ok
+
+
+def test_a_satellite_created_by_staff_pays_tickets_its_winners_use(room: Room) -> None:
+    """T-16, T-8 (docs/ADMIN.md `tournament_create satellite_target`): a director creates an
+    MTT and a satellite into it; a target that is not open for registration is `bad_field`.
+    Three play the satellite (pool 300, seats of 110: two); one is disqualified, the two left
+    win the seats: each is registered in the target with a ticket (T-2), as the lobby shows."""
+    director = room.staff_client("dir")
+    target = create(director, "main", ahead_ms=600_000)
+    assert director.code(
+        "tournament_create", template="quick", starts_at_ms=int(time.time() * 1000) + 5000,
+        buy_in=BUY_IN, fee=FEE, name="satx", satellite_target="nope-1",
+    ) == "bad_field"  # fmt: skip
+    sat = create(director, "sat", satellite_target=target, ticket_valid_days=7)
+    wires = entrants(room, sat, ["st0", "st1", "st2"])
+    running(wires, sat)
+    director.ok("tournament_disqualify", tournament_id=sat, player="st2", reason="collusion")
+    for wire in wires[:2]:
+        wire.until(of("tournament_finish", sat))
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        mine = wires[0].ok("tournament_status_request", tournament_id=target)["status"]
+        if mine.get("entries", 0) >= 2:
+            break
+    tickets = wires[0].ok("tickets")
+    assert any(t["target"] == target for t in tickets["tickets"]), tickets
+    assert mine["entries"] == 2
+    close(*wires, director)
