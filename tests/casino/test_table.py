@@ -213,13 +213,13 @@ def test_replayed_key_applies_once(casino: Casino) -> None:
 def test_max_win_per_round_and_review(casino: Casino) -> None:
     """K-12: winnings above the cap are not paid; K-13: a win at the threshold goes to held."""
     casino.fund_house()
-    table, inbox = casino.table(max_win=5_000, review_at=4_000)
+    table, inbox = casino.table(max_win=5_000, review_at=4_900)
     for name in ("alice", "bob"):
         casino.fund_player(name, 10_000)
         casino.join(table, name)
-    bet(casino, table, "alice", WIN, 200, "a1")  # 7,000 won, 5,000 paid: held (≥ 4,000)
-    bet(casino, table, "alice", LOSE, 100, "a2")  # lost as usual beside the cap
-    bet(casino, table, "bob", WIN, 100, "b1")  # 3,500 won: under both
+    bet(casino, table, "alice", WIN, 200, "a1")  # 7,000 won, 5,000 paid
+    bet(casino, table, "alice", LOSE, 100, "a2")  # lost as usual beside the cap: net 4,900, held
+    bet(casino, table, "bob", WIN, 100, "b1")  # 3,500 won: under both (wallet)
     casino.advance(WINDOW)
     own = inbox.of("alice", ev.OwnSettlement)[0]
     assert (own.staked, own.paid, own.capped, own.held) == (300, 5_200, 2_000, True)
