@@ -72,6 +72,12 @@ class CasinoDesk:
         for table in self.tables.values():
             table.stop()
 
+    def disconnected(self, player: str) -> None:
+        """The player dropped or logged out: they leave every casino table; their confirmed
+        bets still settle (K-9) and the result is in their history. An idle table rests."""
+        for table in self.tables.values():
+            table.leave(player)
+
     # -- CasinoListener ---------------------------------------------------------------------
     def tell(self, players: Iterable[str], event: ev.CasinoEvent) -> None:
         """Deliver a table event as its protocol message."""

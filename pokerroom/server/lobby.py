@@ -255,6 +255,8 @@ class Lobby:
         self.subscribers.discard(player)
         for table_id in self.open_tables(player):
             self._quietly(self._table(table_id).disconnected, player, table_id)
+        if self.casino_desk is not None:  # confirmed bets still settle (K-9)
+            self.casino_desk.disconnected(player)
 
     def _quietly(self, method: Callable[[str], object], player: str, table_id: str) -> None:
         def failed(failure: Failure) -> None:

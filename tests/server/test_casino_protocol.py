@@ -119,3 +119,25 @@ def test_every_casino_refusal_code_is_documented() -> None:
             core.ABOVE_MAXIMUM}  # fmt: skip
     wanted = (set(codes.ALL_CODES) - staff_or_field) | bets
     assert sorted(code for code in wanted if f"`{code}`" not in doc) == []
+
+
+def test_a_dropped_player_leaves_and_the_bet_still_settles(room: Room, engine: Engine) -> None:
+    """K-9: a disconnection neither voids the round nor changes its result; the player leaves
+    the table, so a table nobody sits at any more rests (no new round)."""
+    transfers.move(engine, key="bankroll", kind="deposit", currency=USD, source=external(USD),
+                   destination=money.bankroll(USD), amount=1_000_000)  # fmt: skip
+    bob = player(room, "bob")
+    bob.ok("casino_join", table_id="roulette-1")
+    room.drain()
+    bob.ok("casino_place", table_id="roulette-1", spot="red", amount=500)
+    bob.ok("casino_confirm", table_id="roulette-1", key="b1")
+    bob.session.connectionLost()
+    table = room.lobby.casino_desk.tables["roulette-1"]
+    assert table.players == set()
+    room.advance(WINDOW)
+    room.advance(table.config.between_s)
+    assert table.round is None and table.phase == "between"  # settled, then idle
+    again = player(room, "bob")  # logs in again (the deposit key is a replay)
+    [past] = again.ok("casino_history")["rounds"]
+    assert past["status"] == "settled" and past["bets"] == [{"spot": "red", "amount": 500}]
+    assert balance(engine, wallet("bob", USD)) == 10_000 - 500 + past["paid"]
