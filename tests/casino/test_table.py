@@ -16,8 +16,12 @@ import sqlalchemy as sa
 from twisted.internet.defer import Deferred
 
 from pokerroom.casino import events as ev
-from pokerroom.casino import money
+from pokerroom.casino import money, settings
+from pokerroom.casino.core import progressive
+from pokerroom.casino.core.baccarat import outcome_of
+from pokerroom.casino.core.cards import cards
 from pokerroom.casino.core.errors import CasinoError
+from pokerroom.casino.games import ProgressiveGame
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.schema import casino_rounds
 from pokerroom.ledger.kinds import wallet
@@ -311,3 +315,37 @@ def test_an_idle_table_opens_no_round(casino: Casino) -> None:
     with casino.engine.connect() as conn:
         statuses = conn.execute(sa.select(casino_rounds.c.status)).scalars().all()
     assert statuses == ["settled"]
+
+
+class Qualifying(ProgressiveGame):
+    """PB-6: the next coup is A♥ 8♥ against A♥ 8♥ (the jackpot hand)."""
+
+    def draw(self) -> tuple[Any, dict[str, Any]]:
+        outcome = outcome_of(cards("Ah 8h"), cards("Ah 8h"))
+        return outcome, {"player": "Ah 8h", "banker": "Ah 8h"}
+
+
+def test_jackpot_paid_from_the_pool_and_reset_from_the_seed(casino: Casino) -> None:
+    """PB-5 … PB-8, PB-11, L-3, L-4: the contribution joins the pool first, the prize empties
+    it to the player's held balance, the seed account tops it up, in the one settlement."""
+    shipped = settings.game_table("progressive")
+    rules = progressive.rules_from({**shipped, "jackpot_max_bet": 1_000, "seed_multiplier": 10})
+    casino.fund_house()
+    casino.fund(money.pool("pb1", USD), 5_000)
+    casino.fund(money.seed(USD), 20_000)
+    game = Qualifying(random.Random(1), 20, rules)
+    table, inbox = casino.table(game="progressive", table_id="pb1", game_obj=game)
+    assert table.pool == 5_000
+    casino.fund_player("alice", 10_000)
+    casino.join(table, "alice")
+    bet(casino, table, "alice", "jackpot", 1_000, "j1")
+    bet(casino, table, "alice", "banker", 1_000, "m1")  # a 9-9 tie: pushes
+    casino.advance(20)
+    own = inbox.of("alice", ev.OwnSettlement)[0]
+    assert (own.jackpot, own.paid, own.held) == (5_070, 6_070, True)
+    assert casino.balance(wallet("alice", USD)) == 8_000
+    assert casino.balance(money.held("alice", USD)) == 6_070
+    assert casino.balance(money.pool("pb1", USD)) == 10_000 == table.pool  # the seed value
+    assert casino.balance(money.seed(USD)) == 10_000
+    assert casino.balance(money.bankroll(USD)) == 10_000_000 + 930  # 2,000 − 1,000 − 70
+    casino.ok()
