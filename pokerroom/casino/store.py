@@ -21,7 +21,8 @@ from pokerroom.casino import money
 from pokerroom.casino.schema import OPEN, SETTLED, VOID, casino_bets, casino_rounds
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import in_transaction, read
-from pokerroom.ledger.kinds import TransferKind
+from pokerroom.ledger.kinds import AccountKind, TransferKind
+from pokerroom.ledger.schema import accounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +186,36 @@ def pending_rounds(engine: Engine, due_before_ms: int) -> tuple[str, ...]:
         )
         ordered = query.order_by(casino_rounds.c.due_ms, casino_rounds.c.id)
         return tuple(conn.execute(ordered).scalars())
+
+    return read(engine, work)
+
+
+def in_play_mismatches(engine: Engine) -> tuple[tuple[str, int, int], ...]:
+    """L-7: rounds whose `in_play` balance is not the stakes of their bets while open, or not 0
+    once ended, as (round id, expected, balance)."""
+
+    def work(conn: Connection) -> tuple[tuple[str, int, int], ...]:
+        balances = dict(
+            conn.execute(
+                sa.select(accounts.c.owner, accounts.c.balance).where(
+                    accounts.c.kind == AccountKind.CASINO_IN_PLAY.value
+                )
+            ).all()
+        )
+        staked = dict(
+            conn.execute(
+                sa.select(casino_bets.c.round_id, sa.func.sum(casino_bets.c.stake))
+                .join(casino_rounds, casino_rounds.c.id == casino_bets.c.round_id)
+                .where(casino_rounds.c.status == OPEN)
+                .group_by(casino_bets.c.round_id)
+            ).all()
+        )
+        found = []
+        for round_id in sorted(set(balances) | set(staked)):
+            expected, balance = int(staked.get(round_id, 0)), int(balances.get(round_id, 0))
+            if expected != balance:
+                found.append((round_id, expected, balance))
+        return tuple(found)
 
     return read(engine, work)
 

@@ -9,6 +9,10 @@ transfer keyed by the round id (`pokerroom.casino.store.void_round`). A round se
 meanwhile (by its table, staff or an earlier run) moves nothing: the key and the round's status
 make every round end once, whoever runs the job how many times.
 
+Then it checks L-7: each round's `in_play` account holds exactly the stakes of its bet rows
+while the round is open, and nothing once it ended; a difference is reported as the run's
+error (outcome `failed`), for staff to look into.
+
 `pokerroom jobs run pending_bets` runs it through the same runner, lock and `job_runs` row as
 the refund job; a daily cron line is the intended schedule (docs/CASINO.md).
 """
@@ -67,6 +71,10 @@ class PendingBetsJob:
             for _, stake in voided.refunds:
                 result.paid(voided.currency, stake)
             ctx.say(f"{round_id}: void, {len(voided.refunds)} player(s) refunded")
+        # L-7: every round's in_play holds the stakes of its bets while open, nothing after.
+        mismatches: tuple[tuple[str, int, int], ...] = yield store.in_play_mismatches
+        for round_id, expected, balance in mismatches:
+            result.errors.append((round_id, f"in_play holds {balance}, its bets {expected} (L-7)"))
 
 
 def preview(engine: Any, now_ms: int, days: int | None = None) -> tuple[str, ...]:

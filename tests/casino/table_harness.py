@@ -16,7 +16,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from pokerroom.casino import events as ev
-from pokerroom.casino import money, settings
+from pokerroom.casino import money, settings, store
 from pokerroom.casino.actor import CasinoTable, CasinoTableConfig
 from pokerroom.casino.games import RoundGame, make_game
 from pokerroom.casino.rounds import RoundStore
@@ -148,10 +148,12 @@ class Casino:
             return 0
 
     def ok(self) -> None:
-        """The ledger check passes and nothing but the outside world is below zero."""
+        """The ledger check passes, the balances sum to zero, and every round's in_play holds
+        the stakes of its bets while open and nothing after (L-7)."""
         report = check_ledger(self.engine)
         assert report.ok, report
         assert report.currency_totals.get(USD, 0) == 0, report.currency_totals
+        assert store.in_play_mismatches(self.engine) == ()
 
     def close(self) -> None:
         self.ledger.stopService()

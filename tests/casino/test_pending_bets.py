@@ -118,3 +118,24 @@ def test_cli_runs_the_job(tmp_path: Path) -> None:
     ran = CliRunner().invoke(main, ["jobs", "run", "pending_bets", "--db", url, "--json"])
     assert ran.exit_code == 0, ran.output
     assert json.loads(ran.output)["job"] == "pending_bets"
+
+
+def test_the_run_checks_in_play_against_the_bets(casino: Casino) -> None:
+    """L-7: a clean ledger passes; a bet row without its money is reported, the run fails."""
+    import sqlalchemy as sa
+
+    from pokerroom.casino.schema import casino_bets
+
+    casino.fund_player("alice", 1_000)
+    round_id, due = left_open(casino, "r4", {"alice": 300})
+    clean = run(casino, due + DAY_MS)
+    assert (clean["outcome"], clean["errors"]) == ("ok", [])
+    with casino.engine.begin() as conn:
+        conn.execute(
+            sa.insert(casino_bets).values(
+                round_id=round_id, player="alice", spot=LOSE, stake=50, transfer_key="forged"
+            )
+        )
+    bad = run(casino, due + DAY_MS)
+    assert bad["outcome"] == "failed"
+    assert [item for item, _ in bad["errors"]] == [round_id]
