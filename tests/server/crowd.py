@@ -53,6 +53,9 @@ class Crowd:
         #: tournament -> the table whose hand holds its one duel (a shove not yet over): a
         #: second table never duels meanwhile, so knockouts come one hand at a time.
         self.dueling: dict[str, str] = {}
+        #: tournament -> knockouts after which it turns passive, as soon as the last is heard
+        #: (even while the test waits on an answer): a phase is never overshot.
+        self.bust_limit: dict[str, int] = {}
 
     # ------------------------------------------------------------------ connections
 
@@ -176,7 +179,10 @@ class Crowd:
         elif kind == "tournament_seat":
             bot.table[frame["tournament_id"]] = frame["table"]
         elif kind == "tournament_finish":
-            self.busts.setdefault(frame["tournament_id"], []).append((bot.name, frame["place"]))
+            busts = self.busts.setdefault(frame["tournament_id"], [])
+            busts.append((bot.name, frame["place"]))
+            if len(busts) >= self.bust_limit.get(frame["tournament_id"], len(busts) + 1):
+                self.mode[frame["tournament_id"]] = PASSIVE
             bot.table.pop(frame["tournament_id"], None)
         elif kind == "tournament_results":
             self.results[frame["tournament_id"]] = frame

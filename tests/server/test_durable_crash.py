@@ -260,9 +260,13 @@ def scenario(tmp: Path, url: str) -> Run:
         for (phase, _), tid in tids.items():
             if phase != "registering":
                 crowd.mode[tid] = DUEL
+                crowd.bust_limit[tid] = PHASES[phase][3]  # passive from the last knockout on
         late_done: set[str] = set()
 
         def reached() -> bool:
+            for (phase, _), tid in tids.items():  # first: the requests below read frames, and
+                if phase != "registering" and len(crowd.busts.get(tid, [])) >= PHASES[phase][3]:
+                    crowd.mode[tid] = PASSIVE  # the bots act meanwhile: no duel past its phase
             done = True
             for (phase, side), tid in tids.items():
                 if phase == "registering":
@@ -291,6 +295,7 @@ def scenario(tmp: Path, url: str) -> Run:
         proc.wait(timeout=20)
         killed_at = time.time()
         crowd.drop_all()
+        crowd.bust_limit.clear()  # after the restart they play to the end
         # what the clients heard of hands, against what was stored (persist, then tell)
         for (phase, side), tid in tids.items():
             run.killed[phase, side] = state = stored(engine, tid, phase, side)
