@@ -96,6 +96,8 @@ class CasinoTable:
         self.pool = 0
         self.closed_reason = ""
         self.closing = False
+        #: Each player's confirmed bets of the last settled round (K-3: Rebet).
+        self.last_bets: dict[str, list[tuple[str, int]]] = {}
         self._timer: IDelayedCall | None = None
         self.log = log.bind(table=config.table_id, game=config.game)
 
@@ -190,13 +192,39 @@ class CasinoTable:
             self.game.spots is not None and spot not in self.game.spots
         ):
             raise CasinoError("unknown_spot", f"no {spot!r} at this table")
-        draft = found.drafts.setdefault(player, {})
-        draft[spot] = draft.get(spot, 0) + stake
-        return dict(draft)
+        found.drafts.setdefault(player, []).append((spot, stake))
+        return found.draft(player)
 
     def clear(self, player: str) -> None:
         """Drop the player's unconfirmed chips (K-3)."""
         self._betting_round(player).drafts.pop(player, None)
+
+    def undo(self, player: str) -> dict[str, int]:
+        """Take back the last unconfirmed chip (K-3); the draft is returned."""
+        found = self._betting_round(player)
+        chips = found.drafts.get(player)
+        if not chips:
+            raise CasinoError(codes.NO_DRAFT, "no unconfirmed chip to take back (K-3)")
+        chips.pop()
+        return found.draft(player)
+
+    def double(self, player: str) -> dict[str, int]:
+        """Double the unconfirmed chips, and only them (K-3); the draft is returned."""
+        found = self._betting_round(player)
+        chips = found.drafts.get(player)
+        if not chips:
+            raise CasinoError(codes.NO_DRAFT, "no unconfirmed chip to double (K-3)")
+        chips.extend(list(chips))
+        return found.draft(player)
+
+    def rebet(self, player: str) -> dict[str, int]:
+        """Place the player's confirmed bets of the last settled round as a new draft (K-3)."""
+        found = self._betting_round(player)
+        last = self.last_bets.get(player)
+        if not last:
+            raise CasinoError(codes.NO_DRAFT, "no bet of the last round to place again (K-3)")
+        found.drafts[player] = list(last)
+        return found.draft(player)
 
     def confirm(self, player: str, key: str) -> Deferred[Confirmed]:
         """Confirm the draft (K-3): limits (K-5), then wallet → in_play keyed by `key` (L-2)."""
@@ -206,7 +234,7 @@ class CasinoTable:
         if current is not None and (player, key) in current.answers:
             return current.answers[(player, key)].wait()  # P-2: the same answer again
         found = self._betting_round(player)
-        draft = found.drafts.get(player)
+        draft = found.draft(player)
         if not draft:
             raise CasinoError(codes.NO_DRAFT, "no unconfirmed chips (K-3)")
         for spot, stake in draft.items():
@@ -225,9 +253,7 @@ class CasinoTable:
 
         def refused(failure: Failure) -> None:
             if found is self.round and self.phase == BETTING:  # K-3: the chips stay a draft
-                back = found.drafts.setdefault(player, {})
-                for spot, stake in bets:
-                    back[spot] = back.get(spot, 0) + stake
+                found.drafts[player] = list(bets) + found.drafts.get(player, [])
             found.answers.pop((player, key), None)
             answer.fail(refusal(failure))
 
@@ -340,6 +366,9 @@ class CasinoTable:
     ) -> None:
         self.pool += settled.pool_delta
         done = settled.settlement
+        self.last_bets = {}
+        for placed in current.bets:
+            self.last_bets.setdefault(placed.player, []).append((placed.spot, placed.stake))
         totals = tuple(ev.PlayerTotal(t.player, t.staked, t.paid) for t in done.players)
         self.listener.tell(
             self.audience, ev.RoundResult(self.table_id, current.round_id, record, totals)

@@ -61,10 +61,18 @@ class RoundState:
     in_shoe: int
     closes_ms: int
     bets: list[Bet] = field(default_factory=list)
-    drafts: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Each player's unconfirmed chips (spot, amount) in the order placed (K-3: Undo).
+    drafts: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     answers: dict[tuple[str, str], Answer] = field(default_factory=dict)
     inflight: list[Deferred[Any]] = field(default_factory=list)
     ending: bool = False  # its settlement or void is under way: nothing else may end it
+
+    def draft(self, player: str) -> dict[str, int]:
+        """The player's draft, chips on one spot merged (K-5: one bet per spot)."""
+        merged: dict[str, int] = {}
+        for spot, amount in self.drafts.get(player, ()):
+            merged[spot] = merged.get(spot, 0) + amount
+        return merged
 
     def on_spot(self, player: str, spot: str) -> int:
         """The player's confirmed stake on a spot (K-5: chips on one spot are one bet)."""

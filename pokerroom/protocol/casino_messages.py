@@ -73,6 +73,30 @@ class CasinoClear(Message):
     fields = (TABLE_ID,)
 
 
+class CasinoUndo(Message):
+    """Take back your last unconfirmed chip (K-3). Answered by `ok` {bets: [casino bet]};
+    error `no_draft`."""
+
+    name = "casino_undo"
+    fields = (TABLE_ID,)
+
+
+class CasinoDouble(Message):
+    """Double your unconfirmed chips, and only them (K-3). Answered by `ok` {bets}; error
+    `no_draft`."""
+
+    name = "casino_double"
+    fields = (TABLE_ID,)
+
+
+class CasinoRebet(Message):
+    """Your confirmed bets of the last settled round as a new draft (K-3). Answered by `ok`
+    {bets}; error `no_draft` (none)."""
+
+    name = "casino_rebet"
+    fields = (TABLE_ID,)
+
+
 class CasinoConfirm(Message):
     """Confirm your draft (K-3): limits (K-5), then the stakes leave your wallet (K-4). Answered
     by `ok` {round_id, bets, staked, replayed}; errors `no_draft`, `betting_closed`,
@@ -222,7 +246,7 @@ class CasinoTableAnswer(WireObject, frozen=True):
     table: CasinoTableView
 
 
-@result_of("casino_place")
+@result_of("casino_place", "casino_undo", "casino_double", "casino_rebet")
 class CasinoDraftAnswer(WireObject, frozen=True):
     """`casino_place`: the whole draft."""
 

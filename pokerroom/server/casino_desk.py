@@ -37,6 +37,13 @@ from pokerroom.protocol.results import Empty
 from pokerroom.server.hub import Hub
 
 log = structlog.get_logger("pokerroom.casino")
+#: Requests answered with the draft, and the table's method for each (K-3).
+DRAFT_REQUESTS = {
+    "casino_place": "place",
+    "casino_undo": "undo",
+    "casino_double": "double",
+    "casino_rebet": "rebet",
+}
 
 
 class CasinoDesk:
@@ -107,8 +114,11 @@ class CasinoDesk:
         if name == "casino_leave":
             table.leave(player)
             return Empty()
-        if name == "casino_place":
-            draft = table.place(player, str(args["spot"]), int(args["amount"]))
+        if name in DRAFT_REQUESTS:
+            if name == "casino_place":
+                draft = table.place(player, str(args["spot"]), int(args["amount"]))
+            else:
+                draft = getattr(table, DRAFT_REQUESTS[name])(player)
             return cm.CasinoDraftAnswer(bets=[cm.CasinoBet(s, a) for s, a in draft.items()])
         if name == "casino_clear":
             table.clear(player)

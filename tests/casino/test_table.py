@@ -210,7 +210,7 @@ def test_replayed_key_applies_once(casino: Casino) -> None:
         casino.wait(table.confirm("alice", "k1"))
     assert refused.value.code == "idempotency_conflict"
     assert casino.balance(wallet("alice", USD)) == 800
-    assert table.round.drafts["alice"] == {LOSE: 100}  # K-3: the chips stay a draft
+    assert table.round.draft("alice") == {LOSE: 100}  # K-3: the chips stay a draft
     casino.ok()
 
 
@@ -348,4 +348,31 @@ def test_jackpot_paid_from_the_pool_and_reset_from_the_seed(casino: Casino) -> N
     assert casino.balance(money.pool("pb1", USD)) == 10_000 == table.pool  # the seed value
     assert casino.balance(money.seed(USD)) == 10_000
     assert casino.balance(money.bankroll(USD)) == 10_000_000 + 930  # 2,000 − 1,000 − 70
+    casino.ok()
+
+
+def test_undo_double_and_rebet_act_on_unconfirmed_chips_only(casino: Casino) -> None:
+    """K-3: Undo takes back the last chip, Double doubles only unconfirmed chips, Rebet places
+    the last settled round's confirmed bets as a new draft; nothing moves until confirmed."""
+    casino.fund_house()
+    table, _ = casino.table()
+    casino.fund_player("alice", 10_000)
+    casino.join(table, "alice")
+    with pytest.raises(CasinoError) as nothing:
+        table.rebet("alice")  # no round settled yet
+    assert nothing.value.code == "no_draft"
+    bet(casino, table, "alice", LOSE, 100, "k1")  # confirmed: Double leaves it alone
+    table.place("alice", WIN, 100)
+    table.place("alice", LOSE, 300)
+    assert table.undo("alice") == {WIN: 100}
+    assert table.double("alice") == {WIN: 200}
+    assert casino.balance(wallet("alice", USD)) == 9_900  # drafts move nothing
+    assert casino.wait(table.confirm("alice", "k2")).staked == 300
+    table.place("alice", LOSE, 500)  # never confirmed: not part of the round, nor of a rebet
+    casino.advance(WINDOW)
+    casino.advance(table.config.between_s)
+    assert table.rebet("alice") == {LOSE: 100, WIN: 200}
+    with pytest.raises(CasinoError) as empty:
+        table.undo("bob")
+    assert empty.value.code == "not_at_table"
     casino.ok()

@@ -69,8 +69,14 @@ def test_two_players_one_round(room: Room, engine: Engine) -> None:
     assert joined["players"] == 1
     round_id = opened[0]["round_id"]
     assert alice.error("casino_confirm", table_id="roulette-1", key="k0") == "no_draft"
-    draft = alice.ok("casino_place", table_id="roulette-1", spot="red", amount=300)
+    alice.ok("casino_place", table_id="roulette-1", spot="red", amount=150)
+    alice.ok("casino_place", table_id="roulette-1", spot="black", amount=50)
+    assert alice.ok("casino_undo", table_id="roulette-1") == {
+        "bets": [{"spot": "red", "amount": 150}]
+    }
+    draft = alice.ok("casino_double", table_id="roulette-1")
     assert draft == {"bets": [{"spot": "red", "amount": 300}]}
+    assert alice.error("casino_rebet", table_id="roulette-1") == "no_draft"
     first = alice.ok("casino_confirm", table_id="roulette-1", key="a1")
     again = alice.ok("casino_confirm", table_id="roulette-1", key="a1")  # a retry (P-2)
     assert (first["staked"], first["replayed"], again["replayed"]) == (300, False, True)
