@@ -239,6 +239,7 @@ class CasinoTable:
             raise CasinoError(codes.NO_DRAFT, "no unconfirmed chips (K-3)")
         for spot, stake in draft.items():
             self.game.check(Bet(player, spot, found.on_spot(player, spot) + stake), found.in_shoe)
+        self._claim(found, player, draft)
         del found.drafts[player]
         bets = tuple(draft.items())
         posted = self.store.place(found.round_id, player, self.config.currency, bets, key)
@@ -261,6 +262,9 @@ class CasinoTable:
         found.inflight.append(posted)
         posted.addCallbacks(done, refused)
         return first
+
+    def _claim(self, found: RoundState, player: str, draft: dict[str, int]) -> None:
+        """A game's further check of a confirmation (blackjack: a box is one player's)."""
 
     # ------------------------------------------------------------------ rounds
 
@@ -322,6 +326,17 @@ class CasinoTable:
         try:
             outcome, record = self.game.draw()  # once (K-20), after the close (RNG-2)
             settled = self.game.settle(current.bets, outcome, self.config.max_win, self.pool)
+        except Exception as exc:  # a malfunction of the house's side: K-7
+            self.log.exception("casino_draw_failed", round=current.round_id)
+            self._void(current, f"malfunction: {type(exc).__name__}")
+            return
+        self._post_settlement(current, record, settled)
+
+    def _post_settlement(
+        self, current: RoundState, record: dict[str, Any], settled: Settled
+    ) -> None:
+        """The round's one transaction with its record (L-3); then tell (persist, then tell)."""
+        try:
             legs = money.settlement(
                 current.round_id,
                 self.table_id,
@@ -330,7 +345,7 @@ class CasinoTable:
                 self.config.review_at,
             )
         except Exception as exc:  # a malfunction of the house's side: K-7
-            self.log.exception("casino_draw_failed", round=current.round_id)
+            self.log.exception("casino_settlement_unbalanced", round=current.round_id)
             self._void(current, f"malfunction: {type(exc).__name__}")
             return
         held = self._held(settled)

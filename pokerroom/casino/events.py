@@ -89,4 +89,41 @@ class TableState:
     reason: str
 
 
-CasinoEvent = BettingOpened | BettingClosed | RoundResult | OwnSettlement | RoundVoided | TableState
+@dataclass(frozen=True, slots=True)
+class BlackjackMove:
+    """Blackjack: a card dealt, a decision, the peek or the dealer's play (BJ-5 … BJ-14).
+
+    `box` 0 is the dealer; `stake` is what a decision added (double, split, insurance)."""
+
+    table_id: str
+    round_id: str
+    kind: str
+    box: int
+    hand: int
+    cards: tuple[str, ...]
+    stake: int
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionDue:
+    """Blackjack: a box decides now, until `deadline_ms` (BJ-16); the actions it may take."""
+
+    table_id: str
+    round_id: str
+    box: int
+    hand: int
+    player: str
+    actions: tuple[str, ...]
+    deadline_ms: int
+
+
+CasinoEvent = (
+    BettingOpened
+    | BettingClosed
+    | RoundResult
+    | OwnSettlement
+    | RoundVoided
+    | TableState
+    | BlackjackMove
+    | DecisionDue
+)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pokerroom.casino.core import (
     baccarat,
     baccarat_bets,
+    blackjack,
     dragon_tiger,
     progressive,
     roulette,
@@ -281,6 +282,53 @@ class ProgressiveGame(_RngGame):
         )
 
 
+class BlackjackGame(_ShoeGame):
+    """Blackjack (BJ-): the shoe and the rules; the round itself is `BlackjackRound`, driven by
+    `pokerroom.casino.blackjack_table.BlackjackTable` through its decisions."""
+
+    name = "blackjack"
+
+    def __init__(
+        self,
+        rules: blackjack.BlackjackRules,
+        rng: RandomSource,
+        window_s: float,
+        insurance_s: float = 10.0,
+        decision_s: float = 8.0,
+    ) -> None:
+        super().__init__(rng, rules.decks, rules.cut_from_end, rules.burn)
+        self.rules = rules
+        self._window = window_s
+        self.insurance_s = insurance_s  # BJ-16
+        self.decision_s = decision_s  # BJ-16
+
+    @property
+    def spots(self) -> frozenset[str] | None:
+        """The boxes `box:1` … `box:N` (BJ-5)."""
+        return frozenset(f"box:{n}" for n in range(1, self.rules.max_boxes + 1))
+
+    @property
+    def window_s(self) -> float:
+        """K-2."""
+        return self._window
+
+    def check(self, bet: Bet, round_in_shoe: int) -> None:
+        """A box of the table, within the limits (K-5)."""
+        blackjack.check_bet(bet, self.rules)
+
+    def shoe_now(self) -> Shoe:
+        """The shoe the round deals from."""
+        return self._shoe()
+
+    def draw(self) -> tuple[Any, dict[str, Any]]:
+        """Not a one-draw game: the table deals through `BlackjackRound`."""
+        raise CasinoError("bad_config", "blackjack is dealt by its table")
+
+    def settle(self, bets: Sequence[Bet], outcome: Any, max_win: int | None, pool: int) -> Settled:
+        """Not a one-draw game: `BlackjackRound.settle` settles it."""
+        raise CasinoError("bad_config", "blackjack is settled by its round")
+
+
 def _coup_record(outcome: baccarat.BaccaratOutcome, shoe: Shoe | None) -> dict[str, Any]:
     record: dict[str, Any] = {
         "player": names(outcome.player),
@@ -308,4 +356,12 @@ def make_game(game: str, settings: Mapping[str, Any], rng: RandomSource) -> Roun
         return SicBoGame(rng, window, sicbo.rules_from(settings))
     if game == "progressive":
         return ProgressiveGame(rng, window, progressive.rules_from(settings))
-    raise CasinoError("bad_config", f"{game!r} is not a round game ({', '.join(ROUND_GAMES)})")
+    if game == "blackjack":
+        return BlackjackGame(
+            blackjack.rules_from(settings),
+            rng,
+            float(settings.get("bet_window_s", 30)),
+            float(settings.get("insurance_window_s", 10)),
+            float(settings.get("decision_s", 8)),
+        )
+    raise CasinoError("bad_config", f"{game!r} is not a casino game")

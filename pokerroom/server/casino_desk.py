@@ -192,4 +192,6 @@ def as_message(event: ev.CasinoEvent) -> ServerMessage:
         )
     if isinstance(event, ev.RoundVoided):
         return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason)
-    return cm.CasinoTableState(event.table_id, event.open, event.reason)
+    if isinstance(event, ev.TableState):
+        return cm.CasinoTableState(event.table_id, event.open, event.reason)
+    raise TypeError(f"no protocol message for {type(event).__name__} yet")  # blackjack

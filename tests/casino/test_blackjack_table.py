@@ -1,0 +1,180 @@
+"""The blackjack table (BJ-5 … BJ-16, K-4, K-7, K-10, L-2 … L-5) on the ledger, SQLite and
+PostgreSQL: the shoe is a fixed order of cards, so every hand is known."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from twisted.internet.defer import Deferred
+
+from pokerroom.casino import events as ev
+from pokerroom.casino import money, settings
+from pokerroom.casino.actor import CasinoTableConfig
+from pokerroom.casino.blackjack_table import BlackjackTable
+from pokerroom.casino.core.blackjack import rules_from
+from pokerroom.casino.core.cards import Shoe, cards
+from pokerroom.casino.core.errors import CasinoError
+from pokerroom.casino.games import BlackjackGame
+from pokerroom.casino.rounds import RoundStore
+from pokerroom.ledger.kinds import wallet
+from tests.casino.table_harness import USD, Casino, Inbox
+from tests.postgres import fresh_pg_schema
+
+WINDOW, DECIDE = 30, 8  # config/casino/blackjack.toml
+FILLER = cards("2c 3c 4c 5c 6c 7c 8c 2d 3d 4d 5d 6d 7d 8d")
+
+
+class FixedShoe(BlackjackGame):
+    """Every round deals from the same fixed order (no burn, no cut card)."""
+
+    def __init__(self, order: str) -> None:
+        rules = rules_from(settings.game_table("blackjack"))
+        super().__init__(rules, random.Random(1), WINDOW, 10, DECIDE)
+        self.order = cards(order) + FILLER
+
+    def open_round(self) -> int:
+        self.shoe = Shoe(self.order)
+        return self.shoe.start_round()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Casino]:
+    if request.param == "sqlite":
+        room = Casino(f"sqlite:///{tmp_path / 'bj.sqlite'}")
+        try:
+            yield room
+        finally:
+            room.close()
+        return
+    with fresh_pg_schema("casino_bj") as url:
+        room = Casino(url)
+        try:
+            yield room
+        finally:
+            room.close()
+
+
+def table(casino: Casino, order: str, store: RoundStore | None = None) -> tuple[Any, Inbox]:
+    inbox = Inbox()
+    actor = BlackjackTable(
+        CasinoTableConfig("bj1", "blackjack", USD),
+        game=FixedShoe(order),
+        clock=casino.clock,
+        store=store or casino.store,
+        listener=inbox,
+        new_id=lambda t: f"{t}-{next(casino.ids)}",
+    )
+    casino.voided_at_start = casino.wait(actor.start())
+    return actor, inbox
+
+
+def box_bet(casino: Casino, actor: Any, player: str, box: int, stake: int) -> None:
+    actor.place(player, f"box:{box}", stake)
+    casino.wait(actor.confirm(player, f"{player}-{box}"))
+
+
+def test_two_boxes_stand_and_double_then_the_dealer_busts(casino: Casino) -> None:
+    """alice T 9 stands; bob 5 6 doubles (the stake posted first, K-4) and gets 9; the dealer
+    9 7 draws T and busts: alice +100, bob +200; one settlement; the ledger balances."""
+    casino.fund_house()
+    actor, inbox = table(casino, "Th 5s 9d 9h 6s 7d 9c Tc")
+    for name in ("alice", "bob"):
+        casino.fund_player(name, 1_000)
+        casino.join(actor, name)
+    box_bet(casino, actor, "alice", 1, 100)
+    box_bet(casino, actor, "bob", 2, 100)
+    actor.place("bob", "box:1", 100)
+    with pytest.raises(CasinoError) as taken:
+        actor.confirm("bob", "steal")
+    assert taken.value.code == "box_taken"
+    actor.clear("bob")
+    casino.advance(WINDOW)
+    due = inbox.of("alice", ev.DecisionDue)
+    assert [(d.box, d.player) for d in due] == [(1, "alice")]
+    with pytest.raises(CasinoError) as wrong:
+        actor.decide("bob", 1, "stand")
+    assert wrong.value.code == "not_your_turn"
+    assert actor.decide("alice", 1, "stand") is None
+    assert "double" in inbox.of("bob", ev.DecisionDue)[-1].actions
+    with pytest.raises(CasinoError) as keyless:
+        actor.decide("bob", 2, "double")
+    assert keyless.value.code == "missing_key"
+    casino.wait(actor.decide("bob", 2, "double", key="bob-double"))
+    casino.drain()
+    assert casino.balance(wallet("alice", USD)) == 1_100
+    assert casino.balance(wallet("bob", USD)) == 1_200
+    assert casino.balance(money.bankroll(USD)) == 10_000_000 - 300
+    moves = [(m.kind, m.box) for m in inbox.of("alice", ev.BlackjackMove)]
+    assert ("double", 2) in moves and moves[-1] == ("round_over", 0)
+    own = inbox.of("bob", ev.OwnSettlement)[0]
+    assert (own.staked, own.paid) == (200, 400)
+    casino.ok()
+
+
+def test_a_silent_box_stands_when_its_clock_runs_out(casino: Casino) -> None:
+    """BJ-16, K-10: nobody decides: the hand stands after `decision_s`; 17 against 17 pushes."""
+    casino.fund_house()
+    actor, inbox = table(casino, "Th 9d 7h 8d")
+    casino.fund_player("alice", 1_000)
+    casino.join(actor, "alice")
+    box_bet(casino, actor, "alice", 1, 100)
+    casino.advance(WINDOW)
+    casino.advance(DECIDE - 1)
+    assert actor.hand is not None  # still deciding
+    casino.advance(1)
+    assert inbox.of("alice", ev.OwnSettlement)[0].paid == 100  # push
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    casino.ok()
+
+
+class NeverSettles(RoundStore):
+    """The process dies after the double, before the settlement lands."""
+
+    def settle(self, *args: Any, **kwargs: Any) -> Deferred[Any]:
+        return Deferred()
+
+
+def test_restart_after_a_double_returns_both_stakes_once(casino: Casino) -> None:
+    """K-7, L-5 on restart: the original bet and the double both come back, once."""
+    casino.fund_house()
+    actor, _ = table(casino, "5h 9d 6s 7d 9c Tc", store=NeverSettles(casino.ledger))
+    casino.fund_player("alice", 1_000)
+    casino.join(actor, "alice")
+    box_bet(casino, actor, "alice", 1, 100)
+    casino.advance(WINDOW)
+    casino.wait(actor.decide("alice", 1, "double", key="d1"))
+    assert casino.balance(wallet("alice", USD)) == 800
+    actor.stop()
+    again, _ = table(casino, "5h 9d 6s 7d 9c Tc")
+    assert [dict(v.refunds) for v in casino.voided_at_start] == [{"alice": 200}]
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    again.stop()
+    third, _ = table(casino, "5h 9d 6s 7d 9c Tc")
+    assert casino.voided_at_start == ()
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    third.stop()
+    casino.ok()
+
+
+def test_insurance_is_a_staked_decision_in_its_window(casino: Casino) -> None:
+    """BJ-6, K-4: an Ace up opens the insurance window; insuring posts half the bet first; no
+    dealer blackjack: insurance lost, alice's 19 beats the dealer's soft 18."""
+    casino.fund_house()
+    actor, inbox = table(casino, "Th Ad 9h 7d")
+    casino.fund_player("alice", 1_000)
+    casino.join(actor, "alice")
+    box_bet(casino, actor, "alice", 1, 100)
+    casino.advance(WINDOW)
+    offered = inbox.of("alice", ev.DecisionDue)[-1]
+    assert offered.actions == ("insure", "decline")
+    casino.wait(actor.decide("alice", 1, "insure", key="ins"))
+    assert casino.balance(wallet("alice", USD)) == 850
+    assert "stand" in inbox.of("alice", ev.DecisionDue)[-1].actions
+    actor.decide("alice", 1, "stand")
+    casino.drain()
+    assert casino.balance(wallet("alice", USD)) == 1_050
+    casino.ok()
