@@ -37,7 +37,6 @@ from pokerroom.ledger.transfers import Transfer
 #: Decisions that add a stake (K-4: funds first), and the core's name for it.
 STAKED = {"double": "double", "split": "split", "insure": "insure"}
 ACTIONS = ("hit", "stand", "double", "split", "surrender")
-DECISION_PENDING = "decision_pending"  # a decision's stake is being posted: wait for it
 
 
 class BlackjackTable(CasinoTable):
@@ -68,7 +67,7 @@ class BlackjackTable(CasinoTable):
         for spot in draft:
             owner = claims.get(spot)
             if owner is not None and owner != player:
-                raise CasinoError("box_taken", f"{spot} is {owner}'s this round")
+                raise CasinoError(codes.BOX_TAKEN, f"{spot} is {owner}'s this round")
         for spot in draft:
             claims[spot] = player
 
@@ -189,7 +188,7 @@ class BlackjackTable(CasinoTable):
         if hand is None or current is None or hand.phase == OVER:
             raise CasinoError(errors.WRONG_PHASE, "no blackjack decision now")
         if self.deciding:
-            raise CasinoError(DECISION_PENDING, "a decision's stake is being posted")
+            raise CasinoError(codes.DECISION_PENDING, "a decision's stake is being posted")
         owner = next((b.player for b in hand.boxes if b.number == box), None)
         if owner != player:
             raise CasinoError(errors.NOT_YOUR_TURN, f"box {box} is not {player}'s")

@@ -14,6 +14,8 @@ KEY_REUSED = "idempotency_conflict"  # the key was used for another request (P-2
 MISSING_KEY = "missing_key"  # a money request without a key (P-2)
 UNAVAILABLE = "service_unavailable"  # the ledger could not take the bet (K-5: refused)
 NO_ROUND = "no_round"  # no round to void
+BOX_TAKEN = "box_taken"  # blackjack: another player confirmed a bet on this box this round
+DECISION_PENDING = "decision_pending"  # blackjack: a decision's stake is being posted
 
 ALL_CODES: tuple[str, ...] = (
     NOT_AT_TABLE,
@@ -25,4 +27,6 @@ ALL_CODES: tuple[str, ...] = (
     MISSING_KEY,
     UNAVAILABLE,
     NO_ROUND,
+    BOX_TAKEN,
+    DECISION_PENDING,
 )

@@ -107,6 +107,23 @@ class CasinoConfirm(Message):
     fields = (TABLE_ID, CONFIRM_KEY)
 
 
+class CasinoDecide(Message):
+    """Blackjack: decide for your box now (BJ-6 … BJ-13): `hit`, `stand`, `double`, `split`,
+    `surrender`, or in the insurance window `insure`, `decline`, `even_money`. A decision that
+    adds a stake (double, split, insure) needs a `key` (P-2) and the funds (K-4). Answered by
+    `ok` {} once applied; errors `not_your_turn`, `wrong_phase`, `not_allowed`, `unknown_box`,
+    `decision_pending`, `insufficient_funds`, `missing_key`."""
+
+    name = "casino_decide"
+    fields = (
+        TABLE_ID,
+        Field("box", "int", "your box, 1-7", True, f.integer(1, 7)),
+        Field("action", "string", "the decision", True, pattern(re.compile(r"^[a-z_]{1,20}$"), 20)),
+        Field("key", "string", "idempotency key (P-2), for double, split and insure", False,
+              pattern(f.TABLE_ID_RE, 40)),
+    )  # fmt: skip
+
+
 class CasinoHistory(Message):
     """Your latest casino rounds, newest first (K-9). Answered by `ok` {rounds: [casino
     round]}."""
@@ -229,6 +246,34 @@ class CasinoTableState(ServerMessage, tag="casino_table_state", frozen=True):
     table_id: str
     open: bool
     reason: str
+
+
+@message
+class CasinoBlackjackMove(ServerMessage, tag="casino_blackjack_move", frozen=True):
+    """Blackjack: a card dealt, a decision, the peek or the dealer's play; `box` 0 is the
+    dealer; `stake` what a decision added."""
+
+    table_id: str
+    round_id: str
+    kind: str
+    box: int
+    hand: int
+    cards: list[str]
+    stake: int
+
+
+@message
+class CasinoDecisionDue(ServerMessage, tag="casino_decision_due", frozen=True):
+    """Blackjack: `player`'s box decides now, until `deadline_ms` (BJ-16); the actions it
+    may take. Silence is the default: insurance declined, the hand stands (K-10)."""
+
+    table_id: str
+    round_id: str
+    box: int
+    hand: int
+    player: str
+    actions: list[str]
+    deadline_ms: int
 
 
 # -- results --------------------------------------------------------------------------------

@@ -21,9 +21,11 @@ from twisted.internet.interfaces import IReactorTime
 from pokerroom.casino import events as ev
 from pokerroom.casino import settings
 from pokerroom.casino.actor import CasinoTable, CasinoTableConfig
+from pokerroom.casino.blackjack_table import BlackjackTable
 from pokerroom.casino.caps import table_caps
 from pokerroom.casino.core.cards import RandomSource
-from pokerroom.casino.games import ROUND_GAMES, make_game
+from pokerroom.casino.core.errors import CasinoError
+from pokerroom.casino.games import ROUND_GAMES, BlackjackGame, make_game
 from pokerroom.casino.round_state import Confirmed
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.store import HistoryRound
@@ -56,10 +58,10 @@ class CasinoDesk:
     def open_default(
         self, folder: Path | None = None, rng: RandomSource | None = None
     ) -> Deferred[list[Any]]:
-        """One table of each round game (`<game>-1`), started (its open rounds voided)."""
+        """One table of each game (`<game>-1`), started (its open rounds voided)."""
         source: RandomSource = rng or secrets.SystemRandom()  # RNG-1
         starting = []
-        for game in ROUND_GAMES:
+        for game in (*ROUND_GAMES, "blackjack"):
             try:
                 rules = make_game(game, settings.game_table(game, folder), source)
                 max_win, review_at = table_caps(self.currency, folder)
@@ -67,9 +69,15 @@ class CasinoDesk:
                 log.error("casino_table_not_opened", game=game, error=str(exc))
                 continue
             config = CasinoTableConfig(f"{game}-1", game, self.currency, max_win, review_at)
-            table = CasinoTable(
-                config, game=rules, clock=self.clock, store=self.store, listener=self
-            )
+            table: CasinoTable
+            if isinstance(rules, BlackjackGame):
+                table = BlackjackTable(
+                    config, game=rules, clock=self.clock, store=self.store, listener=self
+                )
+            else:
+                table = CasinoTable(
+                    config, game=rules, clock=self.clock, store=self.store, listener=self
+                )
             self.tables[config.table_id] = table
             starting.append(table.start())
         return gatherResults(starting, consumeErrors=True)
@@ -123,6 +131,11 @@ class CasinoDesk:
         if name == "casino_clear":
             table.clear(player)
             return Empty()
+        if name == "casino_decide":
+            if not isinstance(table, BlackjackTable):
+                raise CasinoError("wrong_phase", "decisions are for blackjack tables")
+            done = table.decide(player, int(args["box"]), str(args["action"]), args.get("key"))
+            return Empty() if done is None else done.addCallback(lambda _: Empty())
         if name == "casino_confirm":
             return table.confirm(player, str(args["key"])).addCallback(confirm_answer)
         raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the casino does not handle {name}")
@@ -194,4 +207,22 @@ def as_message(event: ev.CasinoEvent) -> ServerMessage:
         return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason)
     if isinstance(event, ev.TableState):
         return cm.CasinoTableState(event.table_id, event.open, event.reason)
-    raise TypeError(f"no protocol message for {type(event).__name__} yet")  # blackjack
+    if isinstance(event, ev.BlackjackMove):
+        return cm.CasinoBlackjackMove(
+            event.table_id,
+            event.round_id,
+            event.kind,
+            event.box,
+            event.hand,
+            list(event.cards),
+            event.stake,
+        )
+    return cm.CasinoDecisionDue(
+        event.table_id,
+        event.round_id,
+        event.box,
+        event.hand,
+        event.player,
+        list(event.actions),
+        event.deadline_ms,
+    )

@@ -57,7 +57,7 @@ def test_two_players_one_round(room: Room, engine: Engine) -> None:
     alice, bob = player(room, "alice"), player(room, "bob")
     tables = alice.ok("casino_tables")["tables"]
     assert sorted(t["game"] for t in tables) == [
-        "baccarat", "dragon_tiger", "progressive", "roulette", "sicbo",
+        "baccarat", "blackjack", "dragon_tiger", "progressive", "roulette", "sicbo",
     ]  # fmt: skip
     assert all(t["phase"] == "between" and t["round_id"] is None for t in tables)  # idle
     assert alice.error("casino_join", table_id="nowhere") == "unknown_table"
@@ -147,3 +147,34 @@ def test_a_dropped_player_leaves_and_the_bet_still_settles(room: Room, engine: E
     [past] = again.ok("casino_history")["rounds"]
     assert past["status"] == "settled" and past["bets"] == [{"spot": "red", "amount": 500}]
     assert balance(engine, wallet("bob", USD)) == 10_000 - 500 + past["paid"]
+
+
+def test_a_blackjack_hand_over_the_protocol(room: Room, engine: Engine) -> None:
+    """Bet a box, get the deal and `casino_decision_due`, stand (or answer the insurance window
+    by declining), and the round settles; every frame matches its declaration."""
+    transfers.move(engine, key="bankroll", kind="deposit", currency=USD, source=external(USD),
+                   destination=money.bankroll(USD), amount=1_000_000)  # fmt: skip
+    eve = player(room, "eve")
+    eve.ok("casino_join", table_id="blackjack-1")
+    room.drain()
+    eve.ok("casino_place", table_id="blackjack-1", spot="box:3", amount=100)
+    eve.ok("casino_confirm", table_id="blackjack-1", key="e1")
+    assert eve.error("casino_decide", table_id="blackjack-1", box=3, action="stand") == (
+        "wrong_phase"
+    )
+    room.advance(30)  # config/casino/blackjack.toml bet_window_s
+    for _ in range(10):  # answer every decision due with the safe default by hand
+        if eve.of_type("casino_settlement"):
+            break
+        due = eve.of_type("casino_decision_due")[-1]
+        action = "decline" if "decline" in due["actions"] else "stand"
+        answer = eve.request("casino_decide", table_id="blackjack-1", box=3, action=action)
+        assert answer["type"] == "ok", answer
+        room.drain()
+    [own] = eve.of_type("casino_settlement")
+    assert own["staked"] == 100
+    assert balance(engine, wallet("eve", USD)) == 9_900 + own["paid"]
+    assert eve.of_type("casino_blackjack_move")[-1]["kind"] == "round_over"
+    for frame in eve.inbox:
+        validate(frame)
+    assert check_ledger(engine).ok
