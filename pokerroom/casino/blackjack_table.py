@@ -185,7 +185,7 @@ class BlackjackTable(CasinoTable):
         """A decision of `player` for `box`: checked, its stake posted first if it adds one,
         then applied; None when applied at once, else a Deferred that fires once applied."""
         hand, current = self.hand, self.round
-        if hand is None or current is None or hand.phase == OVER:
+        if hand is None or current is None or hand.phase == OVER or current.ending:
             raise CasinoError(errors.WRONG_PHASE, "no blackjack decision now")
         if self.deciding:
             raise CasinoError(codes.DECISION_PENDING, "a decision's stake is being posted")
@@ -215,8 +215,8 @@ class BlackjackTable(CasinoTable):
             self.deciding = False
             if not transfer.replayed:
                 current.bets.append(Bet(player, spot, stake))
-            if self.hand is hand and self.round is current:
-                apply(box)
+            if self.hand is hand and self.round is current and not current.ending:
+                apply(box)  # (a void under way returns this stake with the others)
                 self._armed = None
                 self._next(current)
 

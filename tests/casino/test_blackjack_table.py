@@ -178,3 +178,27 @@ def test_insurance_is_a_staked_decision_in_its_window(casino: Casino) -> None:
     casino.drain()
     assert casino.balance(wallet("alice", USD)) == 1_050
     casino.ok()
+
+
+def test_staff_void_during_the_turns_returns_every_stake(casino: Casino) -> None:
+    """K-7, L-5: alice has doubled, bob's turn runs: the void returns 200 and 100, no
+    settlement follows, the table closes."""
+    casino.fund_house()
+    actor, inbox = table(casino, "5h Th 9d 6s 9h 7d 9c Tc")
+    for name in ("alice", "bob"):
+        casino.fund_player(name, 1_000)
+        casino.join(actor, name)
+    box_bet(casino, actor, "alice", 1, 100)
+    box_bet(casino, actor, "bob", 2, 100)
+    casino.advance(WINDOW)
+    casino.wait(actor.decide("alice", 1, "double", key="d1"))
+    assert inbox.of("bob", ev.DecisionDue)[-1].box == 2
+    voided = casino.wait(actor.void_round("card reader fault"))
+    assert dict(voided.refunds) == {"alice": 200, "bob": 100}
+    assert casino.balance(wallet("alice", USD)) == casino.balance(wallet("bob", USD)) == 1_000
+    with pytest.raises(CasinoError) as late:
+        actor.decide("bob", 2, "stand")
+    assert late.value.code == "wrong_phase"
+    casino.advance(DECIDE * 3)
+    assert inbox.of("bob", ev.OwnSettlement) == [] and actor.phase == "closed"
+    casino.ok()
