@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -396,36 +397,7 @@ def get_transfer(
 
     def work(conn: Connection) -> StoredTransfer | None:
         row = conn.execute(sa.select(journal).where(where)).first()
-        if row is None:
-            return None
-        lines = conn.execute(
-            sa.select(
-                postings.c.account_id,
-                postings.c.amount,
-                postings.c.balance_after,
-                accounts.c.kind,
-                accounts.c.owner,
-                accounts.c.currency,
-            )
-            .join(accounts, accounts.c.id == postings.c.account_id)
-            .where(postings.c.journal_id == row.id)
-            .order_by(postings.c.id)
-        ).all()
-        ps = tuple(
-            Posting(r.account_id, f"{r.kind}:{r.owner}:{r.currency}", r.amount, r.balance_after)
-            for r in lines
-        )
-        t = Transfer(
-            row.id,
-            row.idempotency_key,
-            row.kind,
-            row.currency,
-            row.reference,
-            row.memo,
-            row.reverses_id,
-            ps,
-        )
-        return StoredTransfer(t, row.content_hash)
+        return None if row is None else _stored(conn, [row])[0]
 
     return read(bind, work)
 
@@ -435,8 +407,13 @@ def stored_by_keys(conn: Connection, keys: Collection[str]) -> dict[str, StoredT
     if not keys:
         return {}
     rows = conn.execute(sa.select(journal).where(journal.c.idempotency_key.in_(list(keys)))).all()
+    return {t.transfer.key: t for t in _stored(conn, rows)}
+
+
+def _stored(conn: Connection, rows: Sequence[sa.Row[Any]]) -> list[StoredTransfer]:
+    """The journal `rows` as stored transfers with their postings (one statement), in order."""
     if not rows:
-        return {}
+        return []
     lines = conn.execute(
         sa.select(
             postings.c.journal_id,
@@ -457,7 +434,7 @@ def stored_by_keys(conn: Connection, keys: Collection[str]) -> dict[str, StoredT
         by_entry.setdefault(r.journal_id, []).append(
             Posting(r.account_id, name, r.amount, r.balance_after)
         )
-    found = {}
+    found = []
     for row in rows:
         t = Transfer(
             row.id,
@@ -469,7 +446,7 @@ def stored_by_keys(conn: Connection, keys: Collection[str]) -> dict[str, StoredT
             row.reverses_id,
             tuple(by_entry.get(row.id, ())),
         )
-        found[row.idempotency_key] = StoredTransfer(t, row.content_hash)
+        found.append(StoredTransfer(t, row.content_hash))
     return found
 
 
