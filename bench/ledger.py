@@ -27,13 +27,14 @@ from typing import Any
 
 import sqlalchemy as sa
 import structlog
+from bare_write import bare_transfer
 from sqlalchemy.engine import Engine, make_url
 from twisted.internet import defer, task
 
 from pokerroom.ledger import LedgerService, migrate
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import AccountKind, AccountRef, external
-from pokerroom.ledger.schema import accounts, journal, postings
+from pokerroom.ledger.schema import accounts
 from pokerroom.ledger.transfers import transfer
 
 PG_URL = os.environ.get(
@@ -64,15 +65,6 @@ def _fund(engine: Engine) -> dict[AccountRef, int]:
     return {seat: by_owner[seat.owner] for seat in SEATS}
 
 
-INSERT_ENTRY = sa.insert(journal).returning(journal.c.id)
-INSERT_POSTINGS = sa.insert(postings)
-ADD_TO_BALANCE = (
-    sa.update(accounts)
-    .where(accounts.c.id == sa.bindparam("b_id"))
-    .values(balance=accounts.c.balance + sa.bindparam("b_delta"))
-)
-
-
 def bare_loop(
     engine: Engine, ids: dict[AccountRef, int], width: int, count: int, tag: str
 ) -> float:
@@ -80,24 +72,7 @@ def bare_loop(
     start = time.perf_counter()
     for n in range(count):
         legs = [(ids[ref], amount) for ref, amount in _legs(n, width)]
-        with engine.begin() as conn:
-            entry = {
-                "idempotency_key": f"{tag}:{n}",
-                "kind": "hand_settlement",
-                "currency": USD,
-                "reference": "bench",
-                "memo": "",
-                "content_hash": "0" * 64,
-            }
-            jid = conn.execute(INSERT_ENTRY, entry).scalar_one()
-            conn.execute(
-                INSERT_POSTINGS,
-                [
-                    {"journal_id": jid, "account_id": a, "amount": amt, "balance_after": 0}
-                    for a, amt in legs
-                ],
-            )
-            conn.execute(ADD_TO_BALANCE, [{"b_id": a, "b_delta": amt} for a, amt in legs])
+        bare_transfer(engine, f"{tag}:{n}", USD, legs)
     return count / (time.perf_counter() - start)
 
 

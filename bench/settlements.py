@@ -36,6 +36,7 @@ from typing import Any
 
 import sqlalchemy as sa
 import structlog
+from bare_write import bare_transfer
 from sqlalchemy.engine import Engine, make_url
 from twisted.internet import defer, task
 
@@ -43,7 +44,7 @@ from pokerroom.ledger import LedgerService, LedgerSettings, migrate
 from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import AccountKind, AccountRef, external, house
 from pokerroom.ledger.reports import check_ledger
-from pokerroom.ledger.schema import accounts, journal, postings
+from pokerroom.ledger.schema import accounts
 from pokerroom.ledger.transfers import transfer
 
 PG_URL = os.environ.get(
@@ -140,15 +141,6 @@ async def settle_phase(
     }
 
 
-INSERT_ENTRY = sa.insert(journal).returning(journal.c.id)
-INSERT_POSTINGS = sa.insert(postings)
-ADD_TO_BALANCE = (
-    sa.update(accounts)
-    .where(accounts.c.id == sa.bindparam("b_id"))
-    .values(balance=accounts.c.balance + sa.bindparam("b_delta"))
-)
-
-
 def baseline_phase(engine: Engine, tables: int, seconds: float) -> float:
     """Settlements/s of a bare loop with one transaction per settlement (no checks)."""
     with engine.connect() as conn:
@@ -157,24 +149,7 @@ def baseline_phase(engine: Engine, tables: int, seconds: float) -> float:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         lines = [(ids[(ref.kind.value, ref.owner)], a) for ref, a in hand(done % tables, done)]
-        with engine.begin() as conn:
-            entry = {
-                "idempotency_key": f"bare:{done}",
-                "kind": "hand_settlement",
-                "currency": USD,
-                "reference": "bench",
-                "memo": "",
-                "content_hash": "0" * 64,
-            }
-            jid = conn.execute(INSERT_ENTRY, entry).scalar_one()
-            conn.execute(
-                INSERT_POSTINGS,
-                [
-                    {"journal_id": jid, "account_id": a, "amount": amt, "balance_after": 0}
-                    for a, amt in lines
-                ],
-            )
-            conn.execute(ADD_TO_BALANCE, [{"b_id": a, "b_delta": amt} for a, amt in lines])
+        bare_transfer(engine, f"bare:{done}", USD, lines)
         done += 1
     return done / (time.perf_counter() - start)
 
