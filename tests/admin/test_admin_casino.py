@@ -8,17 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 import sqlalchemy as sa
-from argon2 import PasswordHasher
 from twisted.internet.task import Clock
 
 from pokerroom.admin.roles import Role
 from pokerroom.admin.schema import audit
-from pokerroom.admin.staff import add_staff
 from pokerroom.admin.store import wallet_balance
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.ledger.db import read
 from pokerroom.server.casino_desk import CasinoDesk
-from tests.admin.test_admin_in_process import PASSWORD, Staff, admin_of
+from tests.admin.rooms import Staff, admin_of, logged_in, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
@@ -27,18 +25,15 @@ from tests.server.harness import Room
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """The five casino tables, a floor member `flo` and a support member `sue`."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(ledger.engine, "flo", Role.FLOOR, cheap.hash(PASSWORD), 0)
-    add_staff(ledger.engine, "sue", Role.SUPPORT, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    desk = CasinoDesk(clock, RoundStore(ledger), built.hub, "USD")
-    built.lobby.casino_desk = desk
-    reactor.wait(desk.open_default(rng=random.Random(7)))
-    try:
-        yield built
-    finally:
-        desk.stop()
-        built.stop()
+    members = {"flo": Role.FLOOR, "sue": Role.SUPPORT}
+    with staffed_room(reactor, clock, ledger, members) as built:
+        desk = CasinoDesk(clock, RoundStore(ledger), built.hub, "USD")
+        built.lobby.casino_desk = desk
+        reactor.wait(desk.open_default(rng=random.Random(7)))
+        try:
+            yield built
+        finally:
+            desk.stop()
 
 
 def wallet(room: Room, player: str) -> int:
@@ -46,9 +41,7 @@ def wallet(room: Room, player: str) -> int:
 
 
 def staff(room: Room, name: str) -> Staff:
-    member = Staff(room, admin_of(room))
-    assert member.call("staff_login", name=name, password=PASSWORD)["type"] == "ok"
-    return member
+    return logged_in(room, admin_of(room), name)
 
 
 def test_void_a_round_with_a_reason_returns_the_stakes_and_is_audited(room: Room) -> None:

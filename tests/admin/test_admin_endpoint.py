@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 from twisted.internet.address import IPv4Address, IPv6Address, UNIXAddress
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
@@ -20,10 +19,9 @@ from twisted.internet.testing import StringTransport
 from pokerroom.admin.roles import Role
 from pokerroom.admin.service import AdminService
 from pokerroom.admin.session import AdminFactory
-from pokerroom.admin.staff import add_staff
 from pokerroom.protocol.framing import encode_frame
 from pokerroom.server.throttle import address_key, is_local
-from tests.admin.test_admin_in_process import PASSWORD, SETTINGS
+from tests.admin.rooms import PASSWORD, SETTINGS, admin_service, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
@@ -37,33 +35,16 @@ LIMITS = replace(SETTINGS, login_failures=5, address_failures=20, login_window_m
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """A room with an admin `adm`, a floor member `flo` and support `ghost0`..`ghost3`."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(ledger.engine, "adm", Role.ADMIN, cheap.hash(PASSWORD), 0)
-    add_staff(ledger.engine, "flo", Role.FLOOR, cheap.hash(PASSWORD), 0)
-    for i in range(4):  # known names: a wrong password costs a cheap hash, not the dummy's
-        add_staff(ledger.engine, f"ghost{i}", Role.SUPPORT, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    try:
+    members = {"adm": Role.ADMIN, "flo": Role.FLOOR}
+    # known names: a wrong password costs a cheap hash, not the dummy's
+    members |= {f"ghost{i}": Role.SUPPORT for i in range(4)}
+    with staffed_room(reactor, clock, ledger, members) as built:
         yield built
-    finally:
-        built.stop()
 
 
 def service(room: Room, **settings: Any) -> AdminService:
     """An admin service over the room, loaded as at start-up."""
-    admin = AdminService(
-        room.reactor,
-        replace(LIMITS, **settings),
-        ledger=room.ledger,
-        lobby=room.lobby,
-        hub=room.hub,
-        chat=room.chat,
-        hashing=room.accounts.hashing,
-        currency="USD",
-        clock=room.clock,
-    )
-    room.reactor.wait(admin.load())
-    return admin
+    return admin_service(room, replace(LIMITS, **settings))
 
 
 class Wire:

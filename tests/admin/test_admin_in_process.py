@@ -3,97 +3,23 @@ lock-out and its end, the login deadline, and bans and table holds that survive 
 
 from __future__ import annotations
 
-import itertools
-import json
-import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
 from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
 
 from pokerroom.admin.roles import Role
-from pokerroom.admin.service import AdminService
-from pokerroom.admin.settings import AdminSettings
-from pokerroom.admin.staff import add_staff
-from pokerroom.protocol.framing import encode_frame
+from tests.admin.rooms import PASSWORD, Staff, admin_of, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
-
-PASSWORD = "staff password 1"
-SETTINGS = AdminSettings(
-    endpoint="tcp:0", login_failures=3, login_window_minutes=10, login_timeout_seconds=30
-)
 
 
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """Hub, lobby, chat and accounts on the fake clock; one table; a floor staff member."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(ledger.engine, "flo", Role.FLOOR, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    built.add_table("t1")
-    try:
+    with staffed_room(reactor, clock, ledger, {"flo": Role.FLOOR}, tables=["t1"]) as built:
         yield built
-    finally:
-        built.stop()
-
-
-def admin_of(room: Room) -> AdminService:
-    """An admin service over the room's parts, loaded as at start-up (not listening)."""
-    service = AdminService(
-        room.reactor,
-        SETTINGS,
-        ledger=room.ledger,
-        lobby=room.lobby,
-        hub=room.hub,
-        chat=room.chat,
-        hashing=room.accounts.hashing,
-        currency="USD",
-        clock=room.clock,
-    )
-    room.reactor.wait(service.load())
-    room.accounts.banned = service.banned
-    return service
-
-
-class Staff:
-    """One staff connection on a StringTransport."""
-
-    _ids = itertools.count(1)
-
-    def __init__(self, room: Room, service: AdminService) -> None:
-        self.room = room
-        self.transport = StringTransport()
-        self.session = service_factory(service).buildProtocol(None)
-        self.session.makeConnection(self.transport)
-
-    def frames(self) -> list[dict[str, Any]]:
-        """Every frame written so far."""
-        return [json.loads(line) for line in self.transport.value().splitlines() if line]
-
-    def call(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """A request and its answer (running the ledger's thread callbacks meanwhile)."""
-        request_id = next(self._ids)
-        self.session.dataReceived(encode_frame({"type": kind, "id": request_id, **fields}))
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            for frame in self.frames():
-                if frame.get("id") == request_id:
-                    return frame
-            f, args, kwargs = self.room.reactor.calls.get(timeout=20)
-            f(*args, **kwargs)
-        raise TimeoutError(kind)
-
-
-def service_factory(service: AdminService) -> Any:
-    """The factory the endpoint would use."""
-    from pokerroom.admin.session import AdminFactory
-
-    return AdminFactory(service)
 
 
 def test_three_failed_logins_lock_the_name_until_the_window_passes(room: Room) -> None:

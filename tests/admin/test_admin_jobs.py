@@ -9,18 +9,16 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from argon2 import PasswordHasher
 from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from pokerroom.admin.roles import Role
 from pokerroom.admin.schema import audit
-from pokerroom.admin.service import AdminService
-from pokerroom.admin.staff import add_staff, disable_staff
+from pokerroom.admin.staff import disable_staff
 from pokerroom.jobs.runner import RunReport
 from pokerroom.ledger.db import read
 from pokerroom.protocol.framing import encode_frame
-from tests.admin.test_admin_in_process import PASSWORD, SETTINGS, Staff
+from tests.admin.rooms import Staff, add_members, admin_service, logged_in, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
@@ -43,13 +41,8 @@ class HeldJobs:
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """A room with the admin `adm1`."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(ledger.engine, "adm1", Role.ADMIN, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    try:
+    with staffed_room(reactor, clock, ledger, {"adm1": Role.ADMIN}) as built:
         yield built
-    finally:
-        built.stop()
 
 
 def rows(room: Room) -> list[Any]:
@@ -77,21 +70,8 @@ def test_the_audit_row_of_job_run_is_written_before_the_run_starts(room: Room, c
     demoted (or disabled) while it runs; at its end the answer carries the report and that
     row's id, and a `job_run_end` row carries the report. Nothing is paid without a row."""
     jobs = HeldJobs()
-    admin = AdminService(
-        room.reactor,
-        SETTINGS,
-        ledger=room.ledger,
-        lobby=room.lobby,
-        hub=room.hub,
-        chat=room.chat,
-        hashing=room.accounts.hashing,
-        currency="USD",
-        clock=room.clock,
-        jobs=jobs,  # type: ignore[arg-type]  # only jobs and run_now are used
-    )
-    room.reactor.wait(admin.load())
-    staff = Staff(room, admin)
-    assert staff.call("staff_login", name="adm1", password=PASSWORD)["type"] == "ok"
+    admin = admin_service(room, jobs=jobs)  # only jobs and run_now are used
+    staff = logged_in(room, admin, "adm1")
     request_id = pending(staff, "job_run", job="refunds", reason="storm")
     assert answer_of(room, staff, request_id) is None
     assert len(jobs.started) == 1  # the run started ...
@@ -123,22 +103,7 @@ def test_the_audit_row_of_job_run_is_written_before_the_run_starts(room: Room, c
 def test_a_refused_job_run_starts_no_run(room: Room) -> None:
     """A role too low (the check comes with the audit row) starts nothing."""
     jobs = HeldJobs()
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(room.ledger.engine, "dir", Role.DIRECTOR, cheap.hash(PASSWORD), 0)
-    admin = AdminService(
-        room.reactor,
-        SETTINGS,
-        ledger=room.ledger,
-        lobby=room.lobby,
-        hub=room.hub,
-        chat=room.chat,
-        hashing=room.accounts.hashing,
-        currency="USD",
-        clock=room.clock,
-        jobs=jobs,  # type: ignore[arg-type]
-    )
-    room.reactor.wait(admin.load())
-    staff = Staff(room, admin)
-    assert staff.call("staff_login", name="dir", password=PASSWORD)["type"] == "ok"
+    add_members(room.ledger.engine, {"dir": Role.DIRECTOR})
+    staff = logged_in(room, admin_service(room, jobs=jobs), "dir")
     assert staff.call("job_run", job="refunds")["code"] == "forbidden"
     assert jobs.started == [] and rows(room) == []

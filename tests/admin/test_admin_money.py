@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from argon2 import PasswordHasher
 from sqlalchemy.engine import Engine
 from twisted.internet.task import Clock
 
@@ -26,7 +25,7 @@ from pokerroom.admin.staff import add_staff, disable_staff
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.ledger.db import in_transaction, read
 from pokerroom.server.schema import players
-from tests.admin.test_admin_in_process import PASSWORD, SETTINGS, Staff
+from tests.admin.rooms import SETTINGS, Staff, admin_service, logged_in, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.postgres import fresh_pg_schema
 from tests.server.conftest import CountingLedger
@@ -39,40 +38,15 @@ MONEY = replace(SETTINGS, correction_approval_above=10_000)
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """A room with one USD table, three admins and a player `zoe`."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    for name in ("adm1", "adm2", "adm3"):
-        add_staff(ledger.engine, name, Role.ADMIN, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    built.add_table("t1")
-    built.client().login("zoe")
-    try:
+    admins = dict.fromkeys(("adm1", "adm2", "adm3"), Role.ADMIN)
+    with staffed_room(reactor, clock, ledger, admins, tables=["t1"]) as built:
+        built.client().login("zoe")
         yield built
-    finally:
-        built.stop()
 
 
 def service(room: Room, **settings: Any) -> AdminService:
     """An admin service over the room with the money settings (and any others given)."""
-    admin = AdminService(
-        room.reactor,
-        replace(MONEY, **settings),
-        ledger=room.ledger,
-        lobby=room.lobby,
-        hub=room.hub,
-        chat=room.chat,
-        hashing=room.accounts.hashing,
-        currency="USD",
-        clock=room.clock,
-    )
-    room.reactor.wait(admin.load())
-    return admin
-
-
-def logged_in(room: Room, admin: AdminService, name: str) -> Staff:
-    """A staff connection logged in as `name`."""
-    staff = Staff(room, admin)
-    assert staff.call("staff_login", name=name, password=PASSWORD)["type"] == "ok"
-    return staff
+    return admin_service(room, replace(MONEY, **settings))
 
 
 def correct(staff: Staff, amount: int, key: str, **extra: Any) -> dict[str, Any]:

@@ -7,14 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from argon2 import PasswordHasher
 from twisted.internet.task import Clock
 
 from pokerroom.admin.roles import Role
-from pokerroom.admin.staff import add_staff
 from pokerroom.admin.store import wallet_balance
 from pokerroom.ledger.db import read
-from tests.admin.test_admin_in_process import PASSWORD, Staff, admin_of
+from tests.admin.rooms import PASSWORD, Staff, admin_of, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
@@ -23,14 +21,8 @@ from tests.server.harness import Room
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """One table t1 and a floor member `flo`."""
-    cheap = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
-    add_staff(ledger.engine, "flo", Role.FLOOR, cheap.hash(PASSWORD), 0)
-    built = Room(reactor, clock, ledger)
-    built.add_table("t1")
-    try:
+    with staffed_room(reactor, clock, ledger, {"flo": Role.FLOOR}, tables=["t1"]) as built:
         yield built
-    finally:
-        built.stop()
 
 
 def wallet(room: Room, player: str) -> int:
