@@ -55,11 +55,9 @@ def test_each_steady_player_pays_each_blind_once_an_orbit(  # C-4
         assert not any(plan.live_posts) and not any(plan.dead_posts)
 
 
-@given(max_seats=st.integers(3, 10), data=st.data())
-@settings(max_examples=150, deadline=None)
-def test_any_table_gets_a_sound_plan(max_seats: int, data: st.DataObject) -> None:  # C-2 C-4
-    """Random seats and positions: the big blind plays, nobody unready plays, posters obey
-    the button rule, and a continuing hand moves the big blind to the next ready seat."""
+def drawn_seats(data: st.DataObject, max_seats: int) -> dict[int, Seat]:
+    """Two or more seat numbers below `max_seats`, each seated in, posting, waiting for the
+    big blind or sitting out."""
     numbers = data.draw(st.sets(st.integers(0, max_seats - 1), min_size=2, max_size=max_seats))
     seats = {}
     for n in numbers:
@@ -70,6 +68,15 @@ def test_any_table_gets_a_sound_plan(max_seats: int, data: st.DataObject) -> Non
             wait_for_bb=kind == "wait",
             sitting_out=kind == "out",
         )
+    return seats
+
+
+@given(max_seats=st.integers(3, 10), data=st.data())
+@settings(max_examples=150, deadline=None)
+def test_any_table_gets_a_sound_plan(max_seats: int, data: st.DataObject) -> None:  # C-2 C-4
+    """Random seats and positions: the big blind plays, nobody unready plays, posters obey
+    the button rule, and a continuing hand moves the big blind to the next ready seat."""
+    seats = drawn_seats(data, max_seats)
     prev = None
     if data.draw(st.booleans()):
         b, s, g = (data.draw(st.integers(0, max_seats - 1)) for _ in range(3))
@@ -103,16 +110,7 @@ def test_nobody_ready_waits_for_ever(max_seats: int, data: st.DataObject) -> Non
     (posting or waiting for the big blind) or not, is dealt in within one orbit: the entry
     post, the button rule and waiting for the big blind never keep a seat out for good (a
     bot that sits down late at a table with others is dealt in)."""
-    numbers = data.draw(st.sets(st.integers(0, max_seats - 1), min_size=2, max_size=max_seats))
-    seats = {}
-    for n in numbers:
-        kind = data.draw(st.sampled_from(["in", "post", "wait", "out"]))
-        seats[n] = seat(
-            n,
-            waiting=kind in ("post", "wait"),
-            wait_for_bb=kind == "wait",
-            sitting_out=kind == "out",
-        )
+    seats = drawn_seats(data, max_seats)
     ready = {n for n, x in seats.items() if x.ready}
     if len(ready) < 2:
         return
