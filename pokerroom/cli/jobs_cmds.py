@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -18,6 +18,7 @@ from pokerroom.cli.output import amount, money, show_table, when
 
 if TYPE_CHECKING:
     from pokerroom.jobs import refunds as refund_job
+    from pokerroom.jobs.runner import RunReport
 
 #: The jobs `jobs run` and `jobs list --job` know (pokerroom.jobs.JOBS; a test keeps them equal).
 JOB_NAMES = ("refunds", "pending_bets")
@@ -104,6 +105,11 @@ def jobs_run(
         say = (lambda line: click.echo(line, err=True)) if verbose else None
         ctx = JobContext(time.time, JobSettings(batch=batch), progress=say)
         report = run_blocking(engine, job_run(RefundsJob(), runner_name(), ctx))
+    _report(report, as_json)
+
+
+def _report(report: RunReport, as_json: bool) -> NoReturn:
+    """Print a run's report (its line and errors, or JSON) and exit with its code."""
     fields = report.as_dict()
     if as_json:
         click.echo(json.dumps(fields, indent=2))
@@ -139,14 +145,7 @@ def _run_pending_bets(db_url: str | None, dry_run: bool, as_json: bool, verbose:
         say = (lambda line: click.echo(line, err=True)) if verbose else None
         ctx = JobContext(time.time, JobSettings(), progress=say)
         report = run_blocking(engine, job_run(PendingBetsJob(), runner_name(), ctx))
-    fields = report.as_dict()
-    if as_json:
-        click.echo(json.dumps(fields, indent=2))
-    else:
-        click.echo(run_line(fields))
-        for item, what in report.errors:
-            click.echo(f"  {item}: {what}", err=True)
-    raise SystemExit(report.exit_code)
+    _report(report, as_json)
 
 
 def _preview_json(previews: Sequence[refund_job.Preview]) -> dict[str, Any]:
