@@ -161,6 +161,8 @@ def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunR
     held: locks.JobLock = got
     try:
         run_id = yield partial(runs.start_run, job=job.name, runner=runner, now_ms=ctx.now_ms())
+    except GeneratorExit:  # abandoned by its driver (a stopped service): no step runs any more;
+        raise  # the lock goes with the connection (PostgreSQL) or its lease lapses (SQLite)
     except BaseException:
         yield partial(_release, lock=held)
         raise
