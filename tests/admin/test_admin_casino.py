@@ -3,7 +3,6 @@ with its reason, audited; the void returns exactly the stakes (K-7, L-5)."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 
 import pytest
@@ -13,11 +12,10 @@ from twisted.internet.task import Clock
 from pokerroom.admin.roles import Role
 from pokerroom.admin.schema import audit
 from pokerroom.admin.store import wallet_balance
-from pokerroom.casino.rounds import RoundStore
 from pokerroom.ledger.db import read
-from pokerroom.server.casino_desk import CasinoDesk
 from tests.admin.rooms import Staff, admin_of, logged_in, staffed_room
 from tests.ledger.conftest import QueueReactor
+from tests.server.casino_room import casino_open
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
 
@@ -26,14 +24,8 @@ from tests.server.harness import Room
 def room(reactor: QueueReactor, clock: Clock, ledger: CountingLedger) -> Iterator[Room]:
     """The five casino tables, a floor member `flo` and a support member `sue`."""
     members = {"flo": Role.FLOOR, "sue": Role.SUPPORT}
-    with staffed_room(reactor, clock, ledger, members) as built:
-        desk = CasinoDesk(clock, RoundStore(ledger), built.hub, "USD")
-        built.lobby.casino_desk = desk
-        reactor.wait(desk.open_default(rng=random.Random(7)))
-        try:
-            yield built
-        finally:
-            desk.stop()
+    with staffed_room(reactor, clock, ledger, members) as built, casino_open(built):
+        yield built
 
 
 def wallet(room: Room, player: str) -> int:

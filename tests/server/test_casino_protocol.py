@@ -4,7 +4,6 @@ only; a retried confirmation moves nothing (P-2); every frame matches its declar
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 
 import pytest
@@ -12,14 +11,13 @@ from sqlalchemy.engine import Engine
 from twisted.internet.task import Clock
 
 from pokerroom.casino import money
-from pokerroom.casino.rounds import RoundStore
 from pokerroom.ledger import LedgerService, transfers
 from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.protocol.catalog import validate
-from pokerroom.server.casino_desk import CasinoDesk
 from tests.ledger.conftest import QueueReactor
+from tests.server.casino_room import casino_open
 from tests.server.harness import Client, Room
 
 USD = "USD"
@@ -29,13 +27,10 @@ WINDOW = 45  # config/casino/roulette.toml
 @pytest.fixture
 def room(reactor: QueueReactor, clock: Clock, ledger: LedgerService) -> Iterator[Room]:
     r = Room(reactor, clock, ledger)
-    desk = CasinoDesk(clock, RoundStore(ledger), r.hub, USD)
-    r.lobby.casino_desk = desk
-    reactor.wait(desk.open_default(rng=random.Random(7)))
     try:
-        yield r
+        with casino_open(r, USD):
+            yield r
     finally:
-        desk.stop()
         r.stop()
 
 
