@@ -11,7 +11,8 @@ act: docs/ARCHITECTURE.md rule 14). A refused command changes nothing and writes
 - `table_handlers`: cash tables (list, show, pause, resume, close, kick);
 - `casino_handlers`: casino tables (list, close, open, void a round);
 - `player_handlers`: players (show, ban, unban, block lift, mute, unmute, moderator);
-- `money_handlers`: wallet corrections, approvals (P-2) and the audit log;
+- `money_handlers`: wallet corrections, approvals (P-2), funding the house's accounts and
+  the audit log;
 - `tournament_handlers` (their args in `tournament_args`): tournaments;
 - `ops_handlers`: the room's operation (jobs, opening a cash table).
 

@@ -40,15 +40,20 @@ def require_player(conn: Connection, player: str) -> Any:
     return row
 
 
-def wallet_balance(conn: Connection, player: str, currency: str) -> int:
-    """The wallet's balance in cents (0 if it was never opened)."""
+def account_balance(conn: Connection, kind: AccountKind, owner: str, currency: str) -> int:
+    """An account's balance in cents (0 if it was never opened)."""
     query = sa.select(accounts.c.balance).where(
-        accounts.c.kind == AccountKind.WALLET.value,
-        accounts.c.owner == player,
+        accounts.c.kind == kind.value,
+        accounts.c.owner == owner,
         accounts.c.currency == currency,
     )
     balance = conn.execute(query).scalar()
     return int(balance or 0)
+
+
+def wallet_balance(conn: Connection, player: str, currency: str) -> int:
+    """The wallet's balance in cents (0 if it was never opened)."""
+    return account_balance(conn, AccountKind.WALLET, player, currency)
 
 
 # ---------------------------------------------------------------------- tables
