@@ -14,7 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from pokerroom.admin.audit import Change
+from pokerroom.admin.audit import Actor, Change, console_audited
 from pokerroom.admin.store import account_balance
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import read
@@ -94,3 +94,24 @@ def house_rows(engine: Engine, currencies: set[str]) -> list[dict[str, Any]]:
         {"account": kind, "currency": cur, "balance": bal, "fundable": kind in fundable}
         for (kind, cur), bal in sorted(found.items())
     ]
+
+
+def house_balance_of(engine: Engine, kind: AccountKind, currencies: list[str]) -> dict[str, int]:
+    """The house account `kind`'s balance in cents in each of `currencies` (0: never opened)."""
+
+    def work(conn: Connection) -> dict[str, int]:
+        return {cur: account_balance(conn, kind, HOUSE, cur) for cur in currencies}
+
+    return read(engine, work)
+
+
+def fund_throwaway_casino(engine: Engine, currency: str, amount: int, now_ms: int) -> None:
+    """Fund the casino bankroll and jackpot seed of a throwaway room (`pokerroom demo`) with
+    `amount` cents each, as `house_fund` does, audited as the console `(demo)`."""
+    actor = Actor("(demo)", "console")
+    for kind in (AccountKind.CASINO_BANKROLL, AccountKind.CASINO_JACKPOT_SEED):
+        console_audited(
+            engine, actor, FUND_ACTION, kind.value, "demo float", now_ms,
+            house_move_work, actor.name, f"demo-{kind.value}", kind, amount, currency,
+            "demo float",
+        )  # fmt: skip

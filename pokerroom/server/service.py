@@ -33,6 +33,7 @@ from twisted.internet.defer import (
 from twisted.internet.interfaces import IListeningPort
 from twisted.internet.task import LoopingCall
 
+from pokerroom.admin.house_store import house_balance_of
 from pokerroom.admin.service import AdminService, staff_accounts
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.casino.rounds import RoundStore
@@ -40,6 +41,7 @@ from pokerroom.chat import ChatService
 from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
+from pokerroom.ledger.kinds import AccountKind
 from pokerroom.protocol import errors
 from pokerroom.protocol.session import RoomFactory
 from pokerroom.server.accounts import PlayerAccounts
@@ -191,6 +193,9 @@ class RoomService(MultiService):
         self.ready: Deferred[IListeningPort] = Deferred()
         #: Staff accounts in the database at start-up (None until read): the summary's hint.
         self.staff_accounts: int | None = None
+        #: The casino bankroll in each currency of the casino tables opened (read at start-up,
+        #: empty until then): the summary's hint when one is 0 (docs/CASINO.md).
+        self.casino_bankrolls: dict[str, int] = {}
         self._purge = LoopingCall(self.hub.purge_tokens)
         self._purge.clock = reactor
 
@@ -252,6 +257,10 @@ class RoomService(MultiService):
         if self.tournaments is not None:  # T-18: resumed, kept or cancelled before opening
             yield self.tournaments.recovered
         self.staff_accounts = yield self.ledger.read(staff_accounts)
+        casino_currencies = sorted({t.config.currency for t in self.casino.tables.values()})
+        self.casino_bankrolls = yield self.ledger.read(
+            house_balance_of, AccountKind.CASINO_BANKROLL, casino_currencies
+        )
         if self.admin is not None and listeners.admin is not None:
             self.admin.open(listeners.admin)  # staff first: the room is theirs to run
         listeners.players.open(self.factory)

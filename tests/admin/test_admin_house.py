@@ -302,3 +302,29 @@ def test_a_room_funded_by_the_command_pays_a_casino_win(tmp_path: Path) -> None:
         casino.ok()
     finally:
         casino.close()
+
+
+def test_the_demo_funds_its_casino_bankroll(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pokerroom demo` opens the casino tables, so it funds its throwaway room's bankroll and
+    jackpot seed before the room starts (audited as the console, conserved); nothing played."""
+    from click.testing import CliRunner
+
+    from pokerroom.cli import main, server_cmds
+
+    seen: dict[str, Any] = {}
+
+    def inspect(reactor: Any, room: Any, *args: Any) -> int:
+        engine = room.ledger.engine
+        seen["bankroll"] = house_store.house_balance_of(engine, BANKROLL, ["USD"])
+        seed = AccountKind.CASINO_JACKPOT_SEED
+        seen["seed"] = house_store.house_balance_of(engine, seed, ["USD"])
+        seen["audit"] = audit_actions(engine)
+        seen["ok"] = check_ledger(engine).ok
+        return 0
+
+    monkeypatch.setattr(server_cmds, "_run_demo", inspect)
+    done = CliRunner().invoke(main, ["demo", "--hands", "1"])
+    assert done.exit_code == 0, done.output
+    assert seen["bankroll"] == {"USD": server_cmds.DEMO_FLOAT}
+    assert seen["seed"] == {"USD": server_cmds.DEMO_FLOAT}
+    assert seen["audit"] == ["house_fund", "house_fund"] and seen["ok"]

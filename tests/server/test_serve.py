@@ -266,15 +266,24 @@ def ask(host: str, port: int, frame: dict[str, object]) -> dict[str, object]:
         return answer
 
 
+#: The start-up hint of a room whose casino tables open with an empty bankroll (docs/CASINO.md).
+BANKROLL_HINT = (
+    "  casino bankroll is 0.00 USD: fund it with pokerroom admin house fund casino_bankroll"
+    " AMOUNT --currency USD --reason ...\n"
+)
+
+
 @pytest.mark.slow
 def test_two_rooms_run_side_by_side_with_admin_endpoint_tcp_0(tmp_path: Path, taken: int) -> None:
     """`--admin-endpoint tcp:0:interface=127.0.0.1` overrides the config's endpoint (here a
     taken port): two rooms on one machine, each with its own players' port and staff endpoint,
     each endpoint answering staff (a player's `hello` there is `wrong_port`). Their summaries:
     the schedule file and its tournament, the staff endpoint, the staff hint only where no
-    staff account exists."""
+    staff account exists, the bankroll hint only where the casino bankroll is empty."""
     from pokerroom.admin.roles import Role
     from pokerroom.admin.staff import add_staff
+    from pokerroom.ledger import transfers
+    from pokerroom.ledger.kinds import AccountKind, external, house
 
     rooms: list[Served] = []
     try:
@@ -282,9 +291,18 @@ def test_two_rooms_run_side_by_side_with_admin_endpoint_tcp_0(tmp_path: Path, ta
             folder = tmp_path / name
             folder.mkdir()
             url, config, schedule = room_files(folder, f"tcp:{taken}:interface=127.0.0.1")
-            if name == "a":  # one staff account: no hint
+            if name == "a":  # one staff account and a funded casino bankroll: no hint
                 engine = make_engine(url)
                 add_staff(engine, "boss", Role.ADMIN, "not a real hash", 0)
+                transfers.move(
+                    engine,
+                    key="float",
+                    kind="house_funding",
+                    currency="USD",
+                    source=external("USD", "house"),
+                    destination=house(AccountKind.CASINO_BANKROLL, "USD"),
+                    amount=100_000,
+                )
                 engine.dispose()
             args = ["serve", "--db", url, "--port", "0", "--config", str(config)]
             args += ["--admin-endpoint", "tcp:0:interface=127.0.0.1"]
@@ -310,8 +328,12 @@ def test_two_rooms_run_side_by_side_with_admin_endpoint_tcp_0(tmp_path: Path, ta
         assert a.fields["schedule"] == str((tmp_path / "a" / "schedule.toml").resolve())
         assert a.fields["opened"] == "1 cash table, 1 tournament"
         assert not any("no staff account" in line for line in a.summary)
+        assert not any("casino bankroll" in line for line in a.summary)
         assert (b.fields["schedule"], b.fields["opened"]) == ("none", "1 cash table, 0 tournaments")
-        assert b.summary[-1] == "  no staff account yet: pokerroom staff add NAME --role admin\n"
+        assert b.summary[-2:] == [
+            "  no staff account yet: pokerroom staff add NAME --role admin\n",
+            BANKROLL_HINT,
+        ]
     finally:
         for room in rooms:
             stop(room.proc)
@@ -323,7 +345,8 @@ def test_the_summary_names_what_was_loaded_and_masks_the_database_password(
 ) -> None:
     """Before `pokerroom listening on`: the version, the database with its password masked
     (PostgreSQL trust auth ignores the password), the config and schedule files, both
-    endpoints (`--admin-endpoint none`: none), what opened, and the hint to add staff."""
+    endpoints (`--admin-endpoint none`: none), what opened, and the hints to add staff and to
+    fund the casino bankroll."""
     secret = "hunter2-sekrit"
     with fresh_pg_schema("serve_summary") as plain:
         url = make_url(plain).set(password=secret)
@@ -346,6 +369,7 @@ def test_the_summary_names_what_was_loaded_and_masks_the_database_password(
                 "  staff:    none\n",
                 "  opened:   1 cash table, 0 tournaments\n",
                 "  no staff account yet: pokerroom staff add NAME --role admin\n",
+                BANKROLL_HINT,
             ]
             assert "***" in shown and secret not in "".join(room.summary)
         finally:
