@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,12 +23,11 @@ from click.testing import CliRunner
 from pokerroom.admin.audit import console_actor
 from pokerroom.admin.schema import approvals, audit
 from pokerroom.cli import main
-from pokerroom.ledger import check_ledger, make_engine, upgrade
+from pokerroom.ledger import check_ledger, make_engine
 from tests.postgres import fresh_pg_schema
-from tests.serving import listening_line
+from tests.serving import ROOM_HEAD, migrate, start_serve, stop
 
 pytestmark = pytest.mark.slow
-CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
 PASSWORD = "staff password 1"
 STAFF = {
     "sup": "support",
@@ -51,20 +49,14 @@ TABLES = ("pause_t", "ctrl_t", "kick_t", "ban_t", "close_t", "role_t", "chat_t")
 
 def config(admin_endpoint: str) -> str:
     """The room: cheap hashes, deposits on, fast tables, the admin endpoint and its limits."""
-    head = f"""
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
-[admin]
+    head = (
+        ROOM_HEAD
+        + f"""[admin]
 endpoint = "{admin_endpoint}"
 correction_approval_above = 1000
 login_failures = 3
 """
+    )
     return head + "".join(TABLE.format(name=name) for name in TABLES)
 
 
@@ -127,9 +119,7 @@ class _server:
         self.room: Room | None = None
 
     def __enter__(self) -> Room:
-        engine = make_engine(self.url)
-        upgrade(engine)
-        engine.dispose()
+        migrate(self.url)
         runner = CliRunner()
         for name, role in STAFF.items() if self.staff else ():
             done = runner.invoke(
@@ -149,27 +139,20 @@ class _server:
             "--config",
             str(self.folder / "room.toml"),
         ]
-        with log.open("a") as err:
-            proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=err, text=True)
+        port, proc = start_serve(args, log)
         assert proc.stdout is not None
-        players = listening_line(proc.stdout)
         admin = proc.stdout.readline()
-        assert "listening on" in players and "admin listening on" in admin, (
-            players + admin + log.read_text()[-3000:]
-        )
+        assert "admin listening on" in admin, admin + log.read_text()[-3000:]
         address = admin.rsplit(" ", 1)[1].strip()
         if self.endpoint.startswith("unix:"):
             assert address == self.endpoint[5:]
             address = f"unix:{address}"
-        self.room = Room(self.url, int(players.rsplit(":", 1)[1]), address, proc, log)
+        self.room = Room(self.url, port, address, proc, log)
         return self.room
 
     def __exit__(self, *_: object) -> None:
         assert self.room is not None
-        proc = self.room.proc
-        if proc.poll() is None:
-            proc.terminate()
-        proc.wait(timeout=30)
+        stop(self.room.proc, timeout=30)
         self.room.engine.dispose()
 
 

@@ -28,6 +28,7 @@ from pokerroom.ledger import check_ledger, transfer
 from pokerroom.ledger.kinds import AccountKind, external, house
 from tests.admin.test_admin_end_to_end import PASSWORD, Room, Wire, _server, player, wallet
 from tests.postgres import fresh_pg_schema
+from tests.serving import ROOM_HEAD
 from tournaments import store
 
 pytestmark = pytest.mark.slow
@@ -56,16 +57,9 @@ def room_toml(folder: Path, endpoint: str) -> str:
     """Cheap hashes, deposits, the admin endpoint, no refund run by the server itself, the
     schedule above, one cash table."""
     (folder / "schedule.toml").write_text(SCHEDULE)
-    return f"""
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
-[admin]
+    return (
+        ROOM_HEAD
+        + f"""[admin]
 endpoint = "{endpoint}"
 [jobs]
 refunds_interval_seconds = 0
@@ -76,6 +70,7 @@ between_hands_seconds = 0.2
 action_seconds = 0.5
 timebank_seconds = 0
 """
+    )
 
 
 @pytest.fixture(

@@ -7,7 +7,6 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
 
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,23 +15,13 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
-from pokerroom.ledger import make_engine, upgrade
 from tests.client.driver import client
-from tests.serving import listening_line
-
-CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
+from tests.serving import ROOM_HEAD, migrated_sqlite, start_serve, stop
 
 #: Deposits on (`[dev] allow_deposit`), cheap password hashes, short pauses between hands.
-ROOM = """
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
-[table_caps]
+ROOM = (
+    ROOM_HEAD
+    + """[table_caps]
 desktop = 2
 [tables.nl-duel]
 variant = "NT"
@@ -67,6 +56,7 @@ max_buy_in = 1000
 [tournaments]
 schedule = "{schedule}"
 """
+)
 
 #: 2-player sit-and-goes with short stacks: all-in hands end one quickly; the other allows deals.
 SCHEDULE = """
@@ -107,21 +97,14 @@ class Room:
 def start_room(folder: Path, extra: str = "") -> Room:
     """`pokerroom serve --port 0 --admin-endpoint none` on a migrated temp SQLite file (`extra`:
     more TOML for the room's config)."""
-    url = f"sqlite:///{folder / 'room.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
+    url = migrated_sqlite(folder)
     (folder / "schedule.toml").write_text(SCHEDULE)
     (folder / "room.toml").write_text(ROOM.format(schedule=folder / "schedule.toml") + extra)
     args = ["serve", "--db", url, "--port", "0", "--admin-endpoint", "none",
             "--config", str(folder / "room.toml")]  # fmt: skip
     log = folder / "server.log"
-    with log.open("a") as err:
-        proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=err, text=True)
-    assert proc.stdout is not None
-    line = listening_line(proc.stdout)
-    assert "listening on" in line, line + log.read_text()[-3000:]
-    return Room(port=int(line.rsplit(":", 1)[1]), process=proc, log=log)
+    port, proc = start_serve(args, log)
+    return Room(port=port, process=proc, log=log)
 
 
 @pytest.fixture
@@ -140,6 +123,4 @@ def room(tmp_path: Path) -> Iterator[Room]:
     try:
         yield served
     finally:
-        if served.process.poll() is None:
-            served.process.terminate()
-        served.process.wait(timeout=20)
+        stop(served.process)

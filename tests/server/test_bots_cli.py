@@ -8,29 +8,20 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from pokerroom.ledger import make_engine, upgrade
+from tests.serving import CLI, ROOM_HEAD, migrated_sqlite
 
 pytestmark = pytest.mark.slow
-CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
 
 #: Its own config: deposits on (the shipped file has them off), cheap hashes, NL tables that
 #: deal at once (hands are fast: 300 of them take seconds), no staff endpoint, no tournaments.
-CONFIG = """
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
-[tables.nl-a]
+CONFIG = (
+    ROOM_HEAD
+    + """[tables.nl-a]
 variant = "NT"
 between_hands_seconds = 0.0
 [tables.nl-b]
@@ -45,6 +36,7 @@ min_buy_in = 200
 max_buy_in = 1000
 between_hands_seconds = 0.0
 """
+)
 RUNS = 10
 TIME_LIMIT = 60  # the bots' --timeout; they stand up then and the run ends with exit 0
 WITHIN = TIME_LIMIT + 30  # the run's limit: the time limit, the 20 s grace, start-up
@@ -75,10 +67,7 @@ def test_bots_started_as_the_port_opens_end_with_exit_0_ten_times(tmp_path: Path
     busted tables, move or leave; every run ends by itself, exit 0, within its limit."""
     (tmp_path / "room.toml").write_text(CONFIG)
     for run in range(RUNS):
-        url = f"sqlite:///{tmp_path / f'room{run}.sqlite'}"
-        engine = make_engine(url)
-        upgrade(engine)
-        engine.dispose()
+        url = migrated_sqlite(tmp_path, f"room{run}.sqlite")
         port = free_port()
         serve = ["serve", "--db", url, "--port", str(port), "--schedule", ""]
         log = (tmp_path / f"server{run}.log").open("w")

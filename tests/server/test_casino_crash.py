@@ -19,7 +19,8 @@ from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.kinds import wallet
 from pokerroom.ledger.reports import check_ledger
 from tests.postgres import fresh_pg_schema
-from tests.server.test_end_to_end import CLI, Wire, start_server, stop
+from tests.server.test_end_to_end import Wire, start_server
+from tests.serving import CLI, stop
 
 pytestmark = pytest.mark.slow
 USD = "USD"

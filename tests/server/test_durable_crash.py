@@ -37,26 +37,19 @@ from sqlalchemy.engine import Engine
 from pokerroom.ledger import make_engine, upgrade
 from tests.postgres import fresh_pg_schema
 from tests.server.crowd import ALL_IN, DUEL, PASSIVE, Crowd
-from tests.server.test_end_to_end import CLI, stop
-from tests.serving import listening_line
+from tests.serving import CLI, ROOM_HEAD, start_serve, stop
 from tests.tournaments.t18_reference import Expected, paid, reference
 
 pytestmark = pytest.mark.slow
 
-CONFIG = """
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[session]
+CONFIG = (
+    ROOM_HEAD
+    + """[session]
 max_connections_per_address = 0
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
 [jobs]
 refunds_interval_seconds = 5
 """
+)
 
 #: Hourly MTTs starting at a minute of the day the test chooses (open at once); tables of
 #: three, hands 0.2 s apart; blinds that bust nobody who only folds for minutes.
@@ -136,12 +129,7 @@ def serve(tmp: Path, url: str) -> tuple[int, subprocess.Popen[str]]:
     """`pokerroom serve` on `url` with the schedule; returns once it listens (recovery done)."""
     args = ["serve", "--db", url, "--port", "0", "--config", str(tmp / "room.toml")]
     args += ["--schedule", str(tmp / "schedule.toml")]
-    with (tmp / "server.log").open("a") as log:
-        proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
-    assert proc.stdout is not None
-    line = listening_line(proc.stdout)
-    assert "listening on" in line, line + (tmp / "server.log").read_text()[-3000:]
-    return int(line.rsplit(":", 1)[1]), proc
+    return start_serve(args, tmp / "server.log")
 
 
 def rows(engine: Engine, sql: str, **params: Any) -> list[Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -15,22 +14,14 @@ from typing import Any
 
 import pytest
 
-from pokerroom.ledger import make_engine, upgrade
-from tests.serving import listening_line
+from pokerroom.ledger import make_engine
+from tests.serving import CLI, ROOM_HEAD, migrated_sqlite, start_serve, stop
 
 pytestmark = pytest.mark.slow
-CLI = [sys.executable, "-c", "from pokerroom.cli import main; main()"]
 
-CONFIG = """
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
-[tables.nl-a]
+CONFIG = (
+    ROOM_HEAD
+    + """[tables.nl-a]
 variant = "NT"
 between_hands_seconds = 0.2
 [tables.nl-b]
@@ -45,36 +36,20 @@ min_buy_in = 200
 max_buy_in = 1000
 between_hands_seconds = 0.2
 """
+)
 
 
-def start_server(tmp_path: Path, url: str) -> tuple[int, subprocess.Popen]:
+def start_server(tmp_path: Path, url: str) -> tuple[int, subprocess.Popen[str]]:
     """A `pokerroom serve` process on `url`; returns once it listens (recovery done)."""
     (tmp_path / "room.toml").write_text(CONFIG)
     args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
-    log = (tmp_path / "server.log").open("a")
-    proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
-    log.close()
-    assert proc.stdout is not None
-    line = listening_line(proc.stdout)
-    assert "listening on" in line, line + (tmp_path / "server.log").read_text()[-3000:]
-    return int(line.rsplit(":", 1)[1]), proc
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """Terminate a process and wait for it."""
-    if proc.poll() is None:
-        proc.terminate()
-    proc.wait(timeout=20)
+    return start_serve(args, tmp_path / "server.log")
 
 
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     """A SQLite file migrated to head."""
-    url = f"sqlite:///{tmp_path / 'room.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return url
+    return migrated_sqlite(tmp_path)
 
 
 @pytest.fixture

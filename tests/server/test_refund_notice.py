@@ -10,26 +10,19 @@ import subprocess
 import time
 from pathlib import Path
 
-from pokerroom.ledger import make_engine, upgrade
 from tests.server.crowd import Crowd
 from tests.server.test_durable_crash import serve
-from tests.server.test_end_to_end import CLI, stop
+from tests.serving import CLI, ROOM_HEAD, migrated_sqlite, stop
 
-CONFIG = """
-[server]
-host = "127.0.0.1"
-log_format = "json"
-[session]
+CONFIG = (
+    ROOM_HEAD
+    + """[session]
 max_connections_per_address = 0
-[accounts]
-time_cost = 1
-memory_kib = 8
-[dev]
-allow_deposit = true
 [jobs]
 refunds_interval_seconds = 0
 watch_seconds = 0.5
 """
+)
 
 SCHEDULE = """
 [[structure]]
@@ -55,14 +48,11 @@ def test_a_refund_paid_by_another_process_is_told_to_the_connected_player(
     """T-1: alone at its start, the MTT is cancelled; the server does not run the refund job
     (interval 0). `pokerroom jobs run refunds` pays it from another process, and the
     registered player, connected all along, gets `tournament_cancelled` with buy-in and fee."""
-    url = f"sqlite:///{tmp_path / 'room.sqlite'}"
     start = round(time.time()) + 8
     (tmp_path / "room.toml").write_text(CONFIG)
     at_minute = (start % 86_400) / 60
     (tmp_path / "schedule.toml").write_text(SCHEDULE.format(at_minute=at_minute))
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
+    url = migrated_sqlite(tmp_path)
     port, proc = serve(tmp_path, url)
     crowd = Crowd(port)
     try:

@@ -21,8 +21,7 @@ from pokerroom.cli import main
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.server.settings import SettingsError, load_settings, parse_settings
 from tests.postgres import fresh_pg_schema
-from tests.server.test_end_to_end import CLI, stop
-from tests.serving import summary_and_listening
+from tests.serving import CLI, migrated_sqlite, stop, summary_and_listening
 from tournaments.store import tournaments
 
 
@@ -150,10 +149,7 @@ def taken() -> Iterator[int]:
 def room_files(folder: Path, admin_endpoint: str | None = None) -> tuple[str, Path, Path]:
     """A migrated SQLite database, the room config (with `[admin] endpoint` if given) and a
     schedule of one sit-and-go, in `folder`."""
-    url = f"sqlite:///{folder / 'room.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
+    url = migrated_sqlite(folder)
     config = folder / "room.toml"
     admin = "" if admin_endpoint is None else f'[admin]\nendpoint = "{admin_endpoint}"\n'
     config.write_text(ROOM + admin)

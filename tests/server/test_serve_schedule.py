@@ -13,10 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from pokerroom.cli import main
-from pokerroom.ledger import make_engine, upgrade
 from pokerroom.server.settings import load_settings
-from tests.server.test_end_to_end import CLI, CONFIG, Wire, stop
-from tests.serving import listening_line
+from tests.server.test_end_to_end import CONFIG, Wire
+from tests.serving import migrated_sqlite, start_serve, stop
 
 #: A schedule of one sit-and-go with its own blind structure: two players start it.
 SCHEDULE = """
@@ -39,26 +38,13 @@ def serve_with(tmp_path: Path, url: str, config: str) -> tuple[int, subprocess.P
     """`pokerroom serve` with this room config; returns once it listens."""
     (tmp_path / "room.toml").write_text(config)
     args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
-    with (tmp_path / "server.log").open("a") as log:
-        proc = subprocess.Popen(CLI + args, stdout=subprocess.PIPE, stderr=log, text=True)
-    assert proc.stdout is not None
-    line = listening_line(proc.stdout)
-    assert "listening on" in line, line + (tmp_path / "server.log").read_text()[-3000:]
-    return int(line.rsplit(":", 1)[1]), proc
+    return start_serve(args, tmp_path / "server.log")
 
 
 def first(wire: Wire, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     """The first frame passing `test`, among those already read or the next ones (a push may
     come before the answer of the request that caused it, §2)."""
     return next((f for f in wire.frames if test(f)), None) or wire.until(test)
-
-
-def migrated(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'room.sqlite'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return url
 
 
 def test_a_relative_schedule_path_in_the_config_is_the_config_folder_s(tmp_path: Path) -> None:
@@ -70,7 +56,7 @@ def test_a_relative_schedule_path_in_the_config_is_the_config_folder_s(tmp_path:
 
 def test_serve_refuses_a_schedule_that_names_an_unknown_structure(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(SCHEDULE.replace('structure = "blitz"', 'structure = "x"'))
-    db = migrated(tmp_path)
+    db = migrated_sqlite(tmp_path)
     result = CliRunner().invoke(
         main, ["serve", "--db", db, "--schedule", str(tmp_path / "bad.toml")]
     )
@@ -84,7 +70,7 @@ def test_serve_runs_the_operators_own_sit_and_go(tmp_path: Path) -> None:
     players and `tournament_lobby_update` to a lobby subscriber."""
     (tmp_path / "duel.toml").write_text(SCHEDULE)
     config = CONFIG + f'\n[tournaments]\nschedule = "{tmp_path / "duel.toml"}"\n'
-    port, proc = serve_with(tmp_path, migrated(tmp_path), config)
+    port, proc = serve_with(tmp_path, migrated_sqlite(tmp_path), config)
     wires: list[Wire] = []
     try:
         watcher, ann, bea = (Wire(port) for _ in range(3))
