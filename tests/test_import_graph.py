@@ -28,27 +28,7 @@ LONG_ALLOWED = frozenset({"pokerroom/engine/hand.py"})  # the engine's hand stat
 # Today's known circles and long modules in tournaments/, which its restructuring removes.
 # This set may only shrink: a circle or long module not listed here fails, and an entry that
 # is gone fails until it is taken out. It must be empty when the tournaments restructuring lands.
-TOURNAMENTS_TODO_CIRCLES: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset({"tournaments.desk", "tournaments.stake_requests"}),
-        frozenset(
-            {
-                "tournaments.actor",
-                "tournaments.bounty_book",
-                "tournaments.config",
-                "tournaments.deal_maker",
-                "tournaments.durable",
-                "tournaments.floor",
-                "tournaments.payout_runner",
-                "tournaments.prize_change",
-                "tournaments.requests",
-                "tournaments.satellite",
-                "tournaments.staff_actions",
-                "tournaments.stakes",
-            }
-        ),
-    }
-)
+TOURNAMENTS_TODO_CIRCLES: frozenset[frozenset[str]] = frozenset()
 TOURNAMENTS_TODO_LONG: frozenset[str] = frozenset(
     {
         "tournaments/durable.py",

@@ -17,7 +17,6 @@ prizes and moves it causes, the pool, the end; a cancellation is left to the ref
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -44,25 +43,12 @@ from tournaments.payout_runner import PayoutRunner
 from tournaments.presence import ASKED
 from tournaments.prize_change import PrizeChanges
 from tournaments.requests import EntryRequests
+from tournaments.results import Result
 from tournaments.satellite import SeatPayer
 from tournaments.staff_actions import StaffActions
 from tournaments.stakes import Stakes
 from tournaments.store import CancelReason
 from tournaments.tickets import TicketOffice
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """One finished entry: place, prize, and who won the pot that busted them (T-9, T-14)."""
-
-    entry: str
-    place: int
-    prize: int
-    busted_by: tuple[str, ...]
-    hand_id: str
-    tied: int = 1
-    batch: int = 0  # knockouts placed together (one hand, or one hand-for-hand round)
-    entry_no: int = 1  # which of the player's entries finished (T-4 re-entries)
 
 
 class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
@@ -123,7 +109,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.satellite_seats: int | None = None  # T-8: a satellite ends at this many players
         if config.satellite is not None:  # T-8, T-16: seats in a target tournament
             find = targets or (lambda tournament_id: None)
-            self.payouts.seats = SeatPayer(self.payouts, config.satellite, find, self.tickets)
+            self.payouts.seats = SeatPayer(self.payouts, self, config.satellite, find, self.tickets)
         self._init_requests()
         #: T-17: offers and stakes of players' action, and the buyers' parts of what sellers win.
         self.stakes = Stakes(self)
@@ -179,7 +165,13 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         )
         self.durable.resumed()
         self._changed("resumed")
-        self._watch_level()
+        self.watch_level()
+
+    def restore_results(self, results: list[Result], batches: int) -> None:
+        """T-18: the stored finishes, rebuilt by `tournaments.recovery`; the next knockouts
+        are a batch after every stored one (`batches` of them, T-5)."""
+        self.results = results
+        self._batch = batches
 
     # ------------------------------------------------------------------ play requests
 
@@ -222,7 +214,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             self.stakes.started()  # T-17: offers close; each seller is paid their escrow
             self.floor.start({player: start for player in self.alive})
         self._changed("start")
-        self._watch_level()
+        self.watch_level()
 
     def cancel(self, reason: CancelReason = CancelReason.TOO_FEW_PLAYERS) -> Deferred[Any]:
         """T-1/T-18.1: a tournament that never started gives every entry buy-in and fee back.
@@ -295,7 +287,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         finally:
             self._placing = False
         if tournament_over(len(self.alive), self.satellite_seats):
-            self._end()
+            self.end()
             return
         in_money = len(self.alive) <= self._paid()
         self._changed("money" if in_money and not was_in_money else "knockout")
@@ -320,7 +312,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.results.append(result)
         self.players.finished(result)
 
-    def _end(self, order: Sequence[str] | None = None) -> None:
+    def end(self, order: Sequence[str] | None = None) -> None:
         """T-8: one player holds every chip, or a satellite is down to its seats: paid out.
         T-13: a deal ended it: the players left finish in `order` (by chips at the deal)."""
         self.floor.stop()
@@ -356,7 +348,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         if self.on_change is not None:
             self.on_change(self, why)
 
-    def _watch_level(self) -> None:
+    def watch_level(self) -> None:
         """T-11: wake at the next level change or break edge and tell the players."""
         self._status_call = None
         if self.status != "running":
@@ -370,7 +362,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         edges = [t for t in (level.ends_at, level.break_ends_at, level.next_break_at) if t]
         later = [t for t in edges if t > now]
         if later:
-            self._status_call = self.clock.callLater(min(later) - now, self._watch_level)
+            self._status_call = self.clock.callLater(min(later) - now, self.watch_level)
 
     def stop_watching(self) -> None:
         """No more level wake-ups (the end, or the server stopping)."""

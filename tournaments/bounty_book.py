@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.defer import Deferred
 
@@ -40,7 +40,9 @@ from tournaments.director.eliminations import Knockout
 from tournaments.director.registration import Decision
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.cashier import Cashier
+    from tournaments.director.registration import RegistrationSettings, RegistrationState
+    from tournaments.floor import Players
 
 #: The names operators write (`bounty.format`) -> the director's kinds.
 FORMAT_NAMES = {
@@ -89,10 +91,21 @@ def restored_state(
     )
 
 
+class BountyHost(Protocol):
+    """What the bounty book reads of its tournament."""
+
+    tid: str  # The tournament's id.
+    cashier: Cashier  # The tournament's ledger keys and transfers.
+    state: RegistrationState  # The registrations as the director sees them.
+    settings: RegistrationSettings  # The registration settings.
+    players: Players  # Who is told what.
+    log: Any  # The tournament's logger.
+
+
 class BountyBook:
     """The bounties of one tournament's actor (see the module docstring)."""
 
-    def __init__(self, actor: TournamentActor, fmt: BountyFormat) -> None:
+    def __init__(self, actor: BountyHost, fmt: BountyFormat) -> None:
         self.actor = actor
         self.fmt = fmt
         self.state = BountyState()

@@ -11,7 +11,7 @@ from tournaments.director.payouts import PayoutSettings
 from tournaments.director.registration import Period, RegistrationSettings, TicketRefund
 from tournaments.director.structure import Structure
 from tournaments.director.tickets import OnCancel
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 
 
 @dataclass(frozen=True, slots=True)

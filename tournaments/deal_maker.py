@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.interfaces import IDelayedCall
 
@@ -55,15 +55,54 @@ from tournaments.director.payouts import PrizeTable
 from tournaments.recorder import Op
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from twisted.internet.interfaces import IReactorTime
+
+    from tournaments.cashier import Cashier
+    from tournaments.config import TournamentConfig
+    from tournaments.durable import Durable
+    from tournaments.floor import Floor, Players
+    from tournaments.payout_runner import PayoutRunner
+    from tournaments.stakes import Stakes
 
 SYSTEM = "system"
+
+
+class DealHost(Protocol):
+    """What a deal reads of its tournament, the prizes it changes, and how it ends it."""
+
+    prizes: PrizeTable | None  # The prize table, once fixed (T-6).
+
+    tid: str  # The tournament's id.
+    cashier: Cashier  # The tournament's ledger keys and transfers.
+    config: TournamentConfig  # The tournament's config.
+    clock: IReactorTime  # The injected clock.
+    durable: Durable  # The tournament's stored writes (T-18).
+    floor: Floor  # The tournament's tables.
+    players: Players  # Who is told what.
+    payouts: PayoutRunner  # The pool's movements.
+    stakes: Stakes  # The tournament's staking (T-17).
+    alive: dict[str, int]  # Entry -> entry number, for players with chips.
+    status: str  # registering, running, finished or cancelled.
+    satellite_seats: int | None  # T-8: a satellite ends at this many players.
+    log: Any  # The tournament's logger.
+
+    def end(self, order: Sequence[str] | None = None) -> None:
+        """T-13: the deal ended the tournament: the players left finish in `order`."""
+        ...
+
+    def watch_level(self) -> None:
+        """T-11: the level clock runs again (after the deal's pause)."""
+        ...
+
+    def stop_watching(self) -> None:
+        """No more level wake-ups."""
+        ...
 
 
 class DealMaker:
     """The deal of one tournament's actor (see the module docstring)."""
 
-    def __init__(self, actor: TournamentActor) -> None:
+    def __init__(self, actor: DealHost) -> None:
         self.actor = actor
         settings = getattr(actor.config, "deals", None)
         self.flow = DealFlow(settings if isinstance(settings, DealSettings) else DealSettings())
@@ -305,7 +344,7 @@ class DealMaker:
         if actor.floor.held:
             actor.floor.release()
             actor.stop_watching()
-            actor._watch_level()
+            actor.watch_level()
 
     def _cancel_expiry(self) -> None:
         if self._expiry is not None and self._expiry.active():
@@ -389,7 +428,7 @@ class DealMaker:
                     zip(record.players, record.stacks, strict=True), key=lambda p: (-p[1], p[0])
                 )
                 actor.floor.held = False
-                actor._end([player for player, _ in ranked])
+                actor.end([player for player, _ in ranked])
 
     def _failed(self, failure: Any, key: str) -> None:
         """The deal's transfer was refused (the pool holds it: a bug); kept for the staff."""

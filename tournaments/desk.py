@@ -55,20 +55,18 @@ from tournaments.director.registration import Funding
 from tournaments.director.tickets import Ticket
 from tournaments.floor import Players
 from tournaments.frames import TableFrames, find_table, open_tables
+from tournaments.requests import REQUEST_UNDONE  # P-2: a register key after unregistering
 from tournaments.table import TournamentTable
-
-#: A keyed request's retry whose effect was undone since (P-2, docs/PROTOCOL.md "Keys"): a
-#: `tournament_register` key after the player unregistered. Use a new key to register again.
-REQUEST_UNDONE = "request_undone"
 
 #: Knockouts within this many seconds share one `tournament_status` push.
 KNOCKOUT_PUSH_SECONDS = 5.0
 
 if TYPE_CHECKING:
     from pokerroom.protocol.answers import Answer
-    from tournaments.actor import Result, TournamentActor
+    from tournaments.actor import TournamentActor
     from tournaments.bounty_book import BountyBook
     from tournaments.director.registration import Decision
+    from tournaments.results import Result
     from tournaments.schedule import TournamentScheduler
     from tournaments.tickets import TicketOffice
 
@@ -139,7 +137,8 @@ class TournamentDesk(Players):
         if name == "tickets":
             return self.tickets(player)
         if name in STAKING_NAMES:  # T-17 staking and T-13 deals
-            return stake_requests.handle(self, player, request)
+            ledger = None if self.scheduler is None else self.scheduler.ledger
+            return stake_requests.handle(self._actor, ledger, player, request)
         actor = self._actor(args.pop("tournament_id"))
         client_key = args.get("key")
         key = None if client_key is None else ledger_key(player, client_key)
@@ -173,7 +172,7 @@ class TournamentDesk(Players):
         if name == "tournament_register":
             self._still_registered(args["tournament_id"], player, ledger_key(player, key))
         elif name == "stake_buy":
-            return stake_requests.replayed(self, player, key, args, answer)
+            return stake_requests.replayed(self._actor, player, key, args, answer)
         return answer
 
     def _still_registered(self, tournament_id: str, player: str, key: str = "") -> None:

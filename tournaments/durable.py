@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -50,7 +50,11 @@ from tournaments.presence import ASKED, TIMEOUT
 from tournaments.recorder import Op, Recorder
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from twisted.internet.interfaces import IReactorTime
+
+    from tournaments.cashier import Cashier
+    from tournaments.config import TournamentConfig
+    from tournaments.floor import Floor
     from tournaments.table import TournamentTable
 
 #: The table id of players who paid an entry while the tournament runs and wait for a seat:
@@ -360,10 +364,23 @@ class KeptHand:
         self.durable.recorder.end()
 
 
+class DurableHost(Protocol):
+    """What the tournament's writes read of it (each decision's stored rows)."""
+
+    tid: str  # The tournament's id.
+    cashier: Cashier  # The tournament's ledger keys and transfers.
+    config: TournamentConfig  # The tournament's config.
+    clock: IReactorTime  # The injected clock.
+    status: str  # registering, running, finished or cancelled.
+    floor: Floor  # The tournament's tables.
+    alive: dict[str, int]  # Entry -> entry number, for players with chips.
+    log: Any  # The tournament's logger.
+
+
 class Durable:
     """One actor's writes: its decisions as units of its recorder (see the module docstring)."""
 
-    def __init__(self, actor: TournamentActor, stores: bool = True) -> None:
+    def __init__(self, actor: DurableHost, stores: bool = True) -> None:
         self.actor = actor
         self.tid = actor.tid
         self.recorder = Recorder(actor.cashier.ledger, actor.cashier, stores, self._heartbeat)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.defer import Deferred
 
@@ -24,13 +24,36 @@ from tournaments.recorder import Op
 from tournaments.satellite import SeatPayer, satellite_table
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.cashier import Cashier
+    from tournaments.config import TournamentConfig
+    from tournaments.director.payouts import PrizeTable
+    from tournaments.director.registration import RegistrationSettings, RegistrationState
+    from tournaments.durable import Durable
+    from tournaments.results import Result
+    from tournaments.stakes import Stakes
+
+
+class PayoutHost(Protocol):
+    """What the payout runner reads of its tournament, and the prizes it fixes."""
+
+    prizes: PrizeTable | None  # The prize table, once fixed (T-6).
+    satellite_seats: int | None  # T-8: a satellite ends at this many players.
+
+    tid: str  # The tournament's id.
+    cashier: Cashier  # The tournament's ledger keys and transfers.
+    config: TournamentConfig  # The tournament's config.
+    durable: Durable  # The tournament's stored writes (T-18).
+    log: Any  # The tournament's logger.
+    results: list[Result]  # The finished entries, in order.
+    settings: RegistrationSettings  # The registration settings.
+    state: RegistrationState  # The registrations as the director sees them.
+    stakes: Stakes  # The tournament's staking (T-17).
 
 
 class PayoutRunner:
     """Posts the pool's movements for one tournament, in order."""
 
-    def __init__(self, actor: TournamentActor) -> None:
+    def __init__(self, actor: PayoutHost) -> None:
         self.actor = actor
         self.tid = actor.tid
         self.pool_total = 0

@@ -49,6 +49,7 @@ from tournaments.director import registration as director_registration
 from tournaments.director.registration import Funding, PlayerEntries, RegistrationState
 from tournaments.director.structure import BreakMode, Structure, level_at
 from tournaments.durable import WAITING
+from tournaments.results import Result
 from tournaments.satellite import satellite_table
 
 if TYPE_CHECKING:
@@ -289,8 +290,6 @@ def registration_state(stored: Stored) -> RegistrationState:
 
 def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     """Give a new actor the stored tournament (see the module docstring); it plays on."""
-    from tournaments.actor import Result
-
     record = stored.record
     actor.cashier.tournament_id = f"{actor.tid}@{round(now * 1000)}"  # new keys from now on
     actor.state = registration_state(stored)
@@ -313,7 +312,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     for entry in busted:
         tied[entry.place or 0] = tied.get(entry.place or 0, 0) + 1
     batches = {place: n for n, place in enumerate(sorted(tied, reverse=True), start=1)}
-    actor.results = [
+    results = [
         Result(
             entry=e.player,
             place=e.place or 0,
@@ -326,7 +325,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
         )
         for e in busted
     ]
-    actor._batch = len(batches)  # the next knockouts are a batch after every stored one (T-5)
+    actor.restore_results(results, len(batches))
     runner = actor.payouts
     if record.prizes is not None:
         actor.prizes = record.prizes

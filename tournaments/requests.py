@@ -47,7 +47,6 @@ REQUEST_UNDONE = "request_undone"
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.actor import Result
     from tournaments.bounty_book import BountyBook
     from tournaments.cashier import Cashier
     from tournaments.config import TournamentConfig
@@ -60,6 +59,7 @@ if TYPE_CHECKING:
     from tournaments.durable import Durable
     from tournaments.floor import Floor
     from tournaments.payout_runner import PayoutRunner
+    from tournaments.results import Result
     from tournaments.stakes import Stakes
     from tournaments.tickets import TicketOffice
 
@@ -255,7 +255,7 @@ class EntryRequests:
         if self._keyed.get(key, (None, None))[1] is decision:
             del self._keyed[key]
 
-    def _run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
+    def run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
         """Queue a money request; they run one at a time, in order."""
         answer: Deferred[Decision] = Deferred()
         self._queue.append((work, args, answer))
@@ -308,7 +308,7 @@ class EntryRequests:
         if ticket_id:
             funding = Funding.TICKET
         attempt = partial(self._register, player, funding, ticket_id, key)
-        return self._run(self._keyed_purchase, "register", player, key, attempt)
+        return self.run(self._keyed_purchase, "register", player, key, attempt)
 
     @inlineCallbacks
     def _register(
@@ -358,7 +358,7 @@ class EntryRequests:
     def unregister(self, player: str) -> Deferred[Decision]:
         """T-3: buy-in and fee back, until shortly before the start (a sit-and-go: until it
         starts, i.e. while it is not full)."""
-        return self._run(self._unregister, player)
+        return self.run(self._unregister, player)
 
     @inlineCallbacks
     def _unregister(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
@@ -399,7 +399,7 @@ class EntryRequests:
     def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: a new entry for a busted player, during late registration."""
         attempt = partial(self._reenter, player, key)
-        return self._run(self._keyed_purchase, "reentry", player, key, attempt)
+        return self.run(self._keyed_purchase, "reentry", player, key, attempt)
 
     @inlineCallbacks
     def _reenter(
@@ -426,7 +426,7 @@ class EntryRequests:
     def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the rebuy's chips (a busted player in the period is back in)."""
         attempt = partial(self._rebuy, player, key)
-        return self._run(self._keyed_purchase, "rebuy", player, key, attempt)
+        return self.run(self._keyed_purchase, "rebuy", player, key, attempt)
 
     @inlineCallbacks
     def _rebuy(
@@ -452,7 +452,7 @@ class EntryRequests:
     def addon(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the add-on's chips."""
         attempt = partial(self._addon, player, key)
-        return self._run(self._keyed_purchase, "addon", player, key, attempt)
+        return self.run(self._keyed_purchase, "addon", player, key, attempt)
 
     @inlineCallbacks
     def _addon(

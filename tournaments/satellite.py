@@ -20,8 +20,7 @@ is paid to the wallet like any prize, and no ticket is issued.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tournaments.director import errors
 from tournaments.director import tickets as ticket_rules
@@ -30,28 +29,17 @@ from tournaments.director.money import HOUSE_FEES, MoneyMove, house, prize_pool,
 from tournaments.director.payouts import PrizeKind, PrizeTable, satellite_prizes, seat_award
 from tournaments.director.registration import Funding
 from tournaments.director.tickets import Ticket
+from tournaments.satellite_target import SatelliteTarget
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
-    from tournaments.payout_runner import PayoutRunner
+    from twisted.internet.defer import Deferred
+
+    from tournaments.cashier import Cashier
+    from tournaments.director.money import MoneyMove as Move
+    from tournaments.director.registration import RegistrationState
+    from tournaments.durable import Durable
+    from tournaments.stakes import Stakes
     from tournaments.tickets import TicketOffice
-
-
-@dataclass(frozen=True, slots=True)
-class SatelliteTarget:
-    """The tournament whose seats a satellite awards."""
-
-    tournament_id: str
-    buy_in: int
-    fee: int
-    max_entries: int = 1  # entries a player may use in the target (T-16)
-    any_of_level: bool = False  # the tickets also pay any tournament of the same buy-in + fee
-    ticket_valid_days: int = 30  # a ticket not used by then expires (forfeit)
-
-    @property
-    def seat_value(self) -> int:
-        """What one seat is worth: the target's buy-in and fee."""
-        return self.buy_in + self.fee
 
 
 def satellite_table(target: SatelliteTarget, entries: int, pool: int) -> tuple[PrizeTable, int]:
@@ -63,17 +51,51 @@ def satellite_table(target: SatelliteTarget, entries: int, pool: int) -> tuple[P
     return PrizeTable(pool + prizes.overlay, amounts), prizes.seats
 
 
+class SeatRunner(Protocol):
+    """What the seat payer asks of the satellite's payout runner."""
+
+    tid: str  # The tournament's id.
+
+    def note(self, key: str, failure: Any) -> None:
+        """A refused movement, kept for the staff."""
+        ...
+
+    def post_then(self, moves: tuple[Move, ...], key: str, kind: str, then: Any) -> None:
+        """One transfer and, once it landed, `then(transfer)`."""
+        ...
+
+
+class SeatHome(Protocol):
+    """What the seat payer uses of the satellite itself."""
+
+    cashier: Cashier  # The tournament's ledger keys and transfers.
+    stakes: Stakes  # The tournament's staking (T-17).
+    durable: Durable  # The tournament's stored writes (T-18).
+
+
+class TargetTournament(Protocol):
+    """What the seat payer asks of the target tournament: who is in, and a registration."""
+
+    state: RegistrationState  # The registrations as the director sees them.
+
+    def register(self, player: str, funding: Funding, ticket_id: str) -> Deferred[Any]:
+        """Register `player`, paid with the ticket (T-2, T-3)."""
+        ...
+
+
 class SeatPayer:
     """Pays a satellite's seats: a ticket to the winner, then the registration in the target."""
 
     def __init__(
         self,
-        runner: PayoutRunner,
+        runner: SeatRunner,
+        home: SeatHome,
         target: SatelliteTarget,
-        find: Callable[[str], TournamentActor | None],
+        find: Callable[[str], TargetTournament | None],
         tickets: TicketOffice,
     ) -> None:
         self.runner = runner
+        self.home = home
         self.target = target
         self.find = find  # the target's actor, if it is open
         self.tickets = tickets
@@ -86,16 +108,16 @@ class SeatPayer:
         T-15: cash of `amount` (the seat's prize) when the seats are paid in cash. Returns the
         value paid."""
         target, runner = self.target, self.runner
-        key = runner.actor.cashier.key("seat", entry, target.tournament_id)
+        key = self.home.cashier.key("seat", entry, target.tournament_id)
         pool = prize_pool(runner.tid)
         if self.seats_in_cash:  # money: shared with the seller's buyers like any prize (T-17)
             self.awards[entry] = PrizeKind.CASH
             cash = MoneyMove("prize", pool, wallet(entry), amount, "")
-            shared, ops = runner.actor.stakes.share((cash,), key, "prize")
-            paid = runner.actor.durable.money(shared, key, "prize", ops)
+            shared, ops = self.home.stakes.share((cash,), key, "prize")
+            paid = self.home.durable.money(shared, key, "prize", ops)
             paid.addErrback(lambda failure: runner.note(key, failure))
             return amount
-        runner.actor.stakes.seat(entry)  # T-17: a seat, not money: the buyers get their price back
+        self.home.stakes.seat(entry)  # T-17: a seat, not money: the buyers get their price back
         actor = self.find(target.tournament_id)
         record = None if actor is None else actor.state.players.get(entry)
         registered = record is not None and record.alive
@@ -121,7 +143,7 @@ class SeatPayer:
             valid_days=target.ticket_valid_days,
         )
         step = ticket_rules.issue(ticket, pool, key)
-        issued = runner.actor.durable.money(
+        issued = self.home.durable.money(
             step.moves, key, "prize", always=[self.tickets.issue_op(ticket)]
         )
         issued.addCallback(lambda _: self._register(entry)(ticket))
@@ -148,7 +170,7 @@ class SeatPayer:
         if isinstance(failure.value, DirectorError) and failure.value.code in duplicate:
             self.awards[entry] = PrizeKind.TDOLLARS
             moves, key, step = self.tickets.duplicate_parts(ticket)
-            d = self.runner.actor.durable.money(moves, key, "prize", always=[step])
+            d = self.home.durable.money(moves, key, "prize", always=[step])
             return d.addErrback(lambda f: self.runner.note(f"seat:{entry}", f))
         self.runner.note(f"seat:{entry}", failure)
         return None

@@ -162,7 +162,7 @@ class StaffActions(EntryRequests):
         def stop_watching(self) -> None:
             """No more level wake-ups."""
 
-        def _watch_level(self) -> None:
+        def watch_level(self) -> None:
             """Wake at the next level edge."""
 
         def _changed(self, why: str) -> None:
@@ -376,7 +376,7 @@ class StaffActions(EntryRequests):
     def _resume_floor(self) -> None:
         self.floor.resume()
         self.stop_watching()
-        self._watch_level()
+        self.watch_level()
 
     def add_level_time(self, seconds: float, audit: Audit) -> Deferred[dict[str, Any]]:
         """The current level lasts `seconds` longer (the clock stands still that long)."""
@@ -385,7 +385,7 @@ class StaffActions(EntryRequests):
         before = self._clock_view()
         self.floor.add_time(seconds)
         self.stop_watching()
-        self._watch_level()
+        self.watch_level()
         after = self._clock_view()
         written = self._write([self._clock_op()], audit(before, after))
         self._changed("time_added")

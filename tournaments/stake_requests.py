@@ -32,18 +32,21 @@ from tournaments import stake_store
 from tournaments.director.staking import DEFAULT_MARKUP_BPS, Offer, Stake
 
 if TYPE_CHECKING:
+    from pokerroom.ledger import LedgerService
     from pokerroom.protocol.answers import Answer
     from tournaments.actor import TournamentActor
-    from tournaments.desk import TournamentDesk
+
+#: The open (or just finished) tournament of an id; raises `ProtocolError` for an unknown one.
+FindActor = Callable[[str], "TournamentActor"]
 
 
-def handle(desk: TournamentDesk, player: str, request: Request) -> Answer:
+def handle(find: FindActor, ledger: LedgerService | None, player: str, request: Request) -> Answer:
     """Run one staking or deal request for `player`: the `ok` result or a Deferred of it."""
     args = dict(request.args)
     name = request.name
     if name == "my_stakes":
-        return my_stakes(desk, player, args.get("tournament_id"))
-    actor = desk._actor(args["tournament_id"])
+        return my_stakes(ledger, player, args.get("tournament_id"))
+    actor = find(args["tournament_id"])
     deals = actor.deals
     if name == "stake_offers":
         book = actor.stakes.book
@@ -70,11 +73,11 @@ def handle(desk: TournamentDesk, player: str, request: Request) -> Answer:
     raise ProtocolError(errors.UNKNOWN_MESSAGE, f"the desk does not handle {name}")
 
 
-def replayed(desk: TournamentDesk, player: str, key: str, args: dict[str, Any], answer: Any) -> Any:
+def replayed(find: FindActor, player: str, key: str, args: dict[str, Any], answer: Any) -> Any:
     """A `stake_buy` retry (P-2): the purchase as it stands now (`held`, `paid`, `refunded`
     ...), not as it stood when first answered."""
     try:
-        actor = desk._actor(args["tournament_id"])
+        actor = find(args["tournament_id"])
     except ProtocolError:  # no longer held: nothing is known, the first answer stands
         return answer
     stake = actor.stakes.purchases.get((player, key))
@@ -90,10 +93,10 @@ def _stake_answer(actor: TournamentActor) -> Callable[[Stake], StakeAnswer]:
     return answer
 
 
-def my_stakes(desk: TournamentDesk, player: str, tournament_id: str | None) -> Answer:
-    """`my_stakes`: the player's stakes sold and bought, and each holding's result (stored)."""
-    scheduler = desk.scheduler
-    if scheduler is None:
+def my_stakes(ledger: LedgerService | None, player: str, tournament_id: str | None) -> Answer:
+    """`my_stakes`: the player's stakes sold and bought, and each holding's result (stored);
+    none without a room's ledger (a desk with no scheduler)."""
+    if ledger is None:
         return MyStakesAnswer(sold=[], bought=[], results=[])
 
     def load(conn: Connection) -> stake_store.PlayerStakes:
@@ -118,7 +121,7 @@ def my_stakes(desk: TournamentDesk, player: str, tournament_id: str | None) -> A
             ],
         )
 
-    reading: Any = scheduler.ledger.read(_read, load)
+    reading: Any = ledger.read(_read, load)
     return reading.addCallback(answer)  # type: ignore[no-any-return]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.defer import Deferred, inlineCallbacks
 
@@ -40,7 +40,13 @@ from tournaments.director.staking import Offer, Stake, StakingBook
 from tournaments.recorder import Op
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from collections.abc import Callable
+
+    from twisted.internet.interfaces import IReactorTime
+
+    from tournaments.config import TournamentConfig
+    from tournaments.director.registration import RegistrationSettings, RegistrationState
+    from tournaments.durable import Durable
 
 IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2)
 #: What a seller is taken to hold when a seat unwinds their stakes: the ledger's funds check on
@@ -48,10 +54,31 @@ IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2)
 UNCHECKED = 10**15
 
 
+class StakesHost(Protocol):
+    """What the staking reads of its tournament, and its queue of money requests."""
+
+    tid: str  # The tournament's id.
+    config: TournamentConfig  # The tournament's config.
+    settings: RegistrationSettings  # The registration settings.
+    state: RegistrationState  # The registrations as the director sees them.
+    status: str  # registering, running, finished or cancelled.
+    clock: IReactorTime  # The injected clock.
+    durable: Durable  # The tournament's stored writes (T-18).
+    log: Any  # The tournament's logger.
+
+    def run(self, work: Callable[..., Any], *args: Any) -> Deferred[Any]:
+        """Queue a money request behind the others (they run one at a time, in order)."""
+        ...
+
+    def idle(self) -> bool:
+        """No money request is queued or running."""
+        ...
+
+
 class Stakes:
     """The staking of one tournament's actor (see the module docstring)."""
 
-    def __init__(self, actor: TournamentActor) -> None:
+    def __init__(self, actor: StakesHost) -> None:
         self.actor = actor
         self.tid = actor.tid
         config = actor.config
@@ -121,17 +148,17 @@ class Stakes:
         self, seller: str, share_bps: int, markup_bps: int = rules.DEFAULT_MARKUP_BPS
     ) -> Deferred[Offer]:
         """T-17: a registered player offers `share_bps` of their action at `markup_bps`."""
-        queued: Deferred[Any] = self.actor._run(self._offer, seller, share_bps, markup_bps)
+        queued: Deferred[Any] = self.actor.run(self._offer, seller, share_bps, markup_bps)
         return queued
 
     def withdraw(self, seller: str, offer_id: str) -> Deferred[Offer]:
         """T-17: the unsold part of an offer goes back to the seller (before the start)."""
-        queued: Deferred[Any] = self.actor._run(self._withdraw, seller, offer_id)
+        queued: Deferred[Any] = self.actor.run(self._withdraw, seller, offer_id)
         return queued
 
     def buy(self, buyer: str, offer_id: str, share_bps: int, key: str) -> Deferred[Stake]:
         """T-17: `buyer` buys `share_bps` of an offer, paying the escrow at once (P-2: `key`)."""
-        queued: Deferred[Any] = self.actor._run(self._buy, buyer, offer_id, share_bps, key)
+        queued: Deferred[Any] = self.actor.run(self._buy, buyer, offer_id, share_bps, key)
         return queued
 
     def _open_book(self) -> StakingBook:
@@ -269,7 +296,7 @@ class Stakes:
         if self.actor.idle():
             self._pay_sellers()
         else:
-            self.actor._run(self._pay_sellers)
+            self.actor.run(self._pay_sellers)
 
     def _pay_sellers(self) -> None:
         """Every seller's escrow of their sold shares, one transfer each (`stake`)."""

@@ -43,7 +43,7 @@ from tournaments import recovery
 from tournaments.config import OutageSettings, make_config
 from tournaments.director import errors as director_errors
 from tournaments.director.prize_changes import PrizeChange
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 from tournaments.store import CancelReason
 
 if TYPE_CHECKING:

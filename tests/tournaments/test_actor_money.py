@@ -18,7 +18,7 @@ from tournaments.director.errors import DirectorError
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import Funding, LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 from tournaments.simulation import START, Bots
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(12))

@@ -30,12 +30,13 @@ from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.t18_reference import paid, reference
 from tournaments import store
-from tournaments.actor import Result, TournamentActor
+from tournaments.actor import TournamentActor
 from tournaments.config import OutageSettings, make_config
 from tournaments.desk import TournamentDesk
 from tournaments.director.entries import can_rebuy
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.durable import WAITING
+from tournaments.results import Result
 from tournaments.schedule import TournamentScheduler
 from tournaments.simulation import START, Bots, Pump
 

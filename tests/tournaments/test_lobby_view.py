@@ -132,7 +132,7 @@ def test_a_scheduled_tournament_in_the_lobby_before_and_after_its_start(room: Ro
         assert during["next_break_in"] == round(2 * LEVEL - 1)  # after level 4
     finally:
         scheduler.stopService()
-    assert not any("_watch_level" in repr(call) for call in room.clock.getDelayedCalls())
+    assert not any("watch_level" in repr(call) for call in room.clock.getDelayedCalls())
 
 
 def test_knockouts_are_told_once_per_burst_and_the_end_at_once(room: Room) -> None:

@@ -21,7 +21,7 @@ from tournaments import store
 from tournaments.actor import TournamentActor
 from tournaments.director import errors
 from tournaments.director.errors import DirectorError
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 from tournaments.simulation import Bots
 
 OVERLAY = house(AccountKind.HOUSE_OVERLAY, USD)

@@ -27,13 +27,14 @@ from pokerroom.server.replies import ledger_key
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tournaments import purchase_keys, store
-from tournaments.actor import Result, TournamentActor
+from tournaments.actor import TournamentActor
 from tournaments.config import OutageSettings, make_config
 from tournaments.director.entries import can_reenter
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import Period, TicketRefund
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.director.tickets import TicketState
+from tournaments.results import Result
 from tournaments.schedule import TournamentScheduler
 from tournaments.simulation import START, Bots, Pump
 

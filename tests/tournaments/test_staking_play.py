@@ -35,7 +35,7 @@ from tournaments.director import errors
 from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.errors import DirectorError
 from tournaments.director.refunds import outage_refunds
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 from tournaments.simulation import START, Bots
 
 FUNDS = 10_000

@@ -25,7 +25,7 @@ from tournaments.director import errors
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import TicketRefund
 from tournaments.director.tickets import OnCancel, Ticket, TicketState
-from tournaments.satellite import SatelliteTarget
+from tournaments.satellite_target import SatelliteTarget
 from tournaments.simulation import START, Bots
 
 TARGET_BUY_IN, TARGET_FEE = 3000, 300
