@@ -9,6 +9,7 @@ ledger transfer of kind `house_funding` through `transfers.transfer_on`, on the 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -30,6 +31,8 @@ FUNDABLE = (
     AccountKind.HOUSE_OVERLAY,
 )
 FUND_ACTION, WITHDRAW_ACTION = "house_fund", "house_withdraw"
+#: What `pokerroom demo` puts in its throwaway room's bankroll and jackpot seed (cents).
+DEMO_FLOAT = 100_000_000
 
 
 def funding_key(staff: str, key: str) -> str:
@@ -105,10 +108,11 @@ def house_balance_of(engine: Engine, kind: AccountKind, currencies: list[str]) -
     return read(engine, work)
 
 
-def fund_throwaway_casino(engine: Engine, currency: str, amount: int, now_ms: int) -> None:
+def fund_throwaway_casino(engine: Engine, currency: str, amount: int = DEMO_FLOAT) -> None:
     """Fund the casino bankroll and jackpot seed of a throwaway room (`pokerroom demo`) with
     `amount` cents each, as `house_fund` does, audited as the console `(demo)`."""
     actor = Actor("(demo)", "console")
+    now_ms = int(time.time() * 1000)
     for kind in (AccountKind.CASINO_BANKROLL, AccountKind.CASINO_JACKPOT_SEED):
         console_audited(
             engine, actor, FUND_ACTION, kind.value, "demo float", now_ms,

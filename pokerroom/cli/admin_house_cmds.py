@@ -15,6 +15,17 @@ from pokerroom.cli.output import money, show_table
 FUNDABLE = ("casino_bankroll", "casino_jackpot_seed", "house_overlay")
 
 
+def bankroll_hints(bankrolls: dict[str, int]) -> list[str]:
+    """`serve`'s start-up hint for each casino currency whose bankroll is empty: the first win
+    would be void and close its table (docs/CASINO.md)."""
+    return [
+        f"  casino bankroll is {money(0, currency)}: fund it with pokerroom admin house fund"
+        f" casino_bankroll AMOUNT --currency {currency} --reason ..."
+        for currency, balance in sorted(bankrolls.items())
+        if balance == 0
+    ]
+
+
 @admin.group("house")
 def house() -> None:
     """The house's accounts (fund and withdraw: admin)."""

@@ -154,10 +154,9 @@ def _count(n: int, thing: str) -> str:
 
 def startup_summary(room: RoomService, database: str) -> list[str]:
     """What `serve` prints once the room is ready, before `pokerroom listening on HOST:PORT`:
-    version, database (password masked), files, endpoints, what opened, a missing-staff hint
-    and an empty-bankroll hint."""
+    version, database (password masked), files, endpoints, what opened, hints (staff, bankroll)."""
     from pokerroom import __version__
-    from pokerroom.cli.output import money
+    from pokerroom.cli.admin_house_cmds import bankroll_hints
     from pokerroom.server.listeners import describe_address
     from pokerroom.server.settings import DEFAULT_CONFIG
 
@@ -179,13 +178,7 @@ def startup_summary(room: RoomService, database: str) -> list[str]:
     ]
     if room.staff_accounts == 0:
         lines.append("  no staff account yet: pokerroom staff add NAME --role admin")
-    for currency, balance in sorted(room.casino_bankrolls.items()):
-        if balance == 0:  # the first win would be void and close its table (docs/CASINO.md)
-            lines.append(
-                f"  casino bankroll is {money(0, currency)}: fund it with pokerroom admin house"
-                f" fund casino_bankroll AMOUNT --currency {currency} --reason ..."
-            )
-    return lines
+    return lines + bankroll_hints(room.casino_bankrolls)
 
 
 def run_server(
@@ -241,8 +234,6 @@ def run_server(
 #: Seconds `bots` and `demo` wait past their time limit for the bots to stand up and log off
 #: before they give up (exit 1: something hangs).
 LEAVE_GRACE = 20.0
-#: What `pokerroom demo` puts in its throwaway room's casino bankroll and jackpot seed (cents).
-DEMO_FLOAT = 100_000_000
 
 
 @click.command("bots")
@@ -386,7 +377,6 @@ def demo(count: int, hands: int, seed: int, timeout: float) -> None:
     import dataclasses
     import shutil
     import tempfile
-    import time
 
     from pokerroom.admin.house_store import fund_throwaway_casino
     from pokerroom.admin.settings import AdminSettings
@@ -417,8 +407,7 @@ def demo(count: int, hands: int, seed: int, timeout: float) -> None:
                 admin=AdminSettings(),  # no staff endpoint here
                 hashing=HashSettings(time_cost=1, memory_kib=8, parallelism=1),  # throwaway
             )
-            # the casino tables pay their wins from the demo's own bankroll (docs/CASINO.md)
-            fund_throwaway_casino(engine, settings.currency, DEMO_FLOAT, int(time.time() * 1000))
+            fund_throwaway_casino(engine, settings.currency)  # its casino tables pay wins
             room = RoomService(reactor, engine, settings, port=0)
             click.echo(f"demo database: {folder / 'demo.sqlite'} (removed at the end)")
             code = _run_demo(reactor, room, count, hands, seed, timeout)

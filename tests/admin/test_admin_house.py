@@ -325,6 +325,6 @@ def test_the_demo_funds_its_casino_bankroll(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(server_cmds, "_run_demo", inspect)
     done = CliRunner().invoke(main, ["demo", "--hands", "1"])
     assert done.exit_code == 0, done.output
-    assert seen["bankroll"] == {"USD": server_cmds.DEMO_FLOAT}
-    assert seen["seed"] == {"USD": server_cmds.DEMO_FLOAT}
+    assert seen["bankroll"] == {"USD": house_store.DEMO_FLOAT}
+    assert seen["seed"] == {"USD": house_store.DEMO_FLOAT}
     assert seen["audit"] == ["house_fund", "house_fund"] and seen["ok"]
