@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -70,3 +71,24 @@ def sit(qtbot: QtBot, window: TableWindow, buy_in: int) -> None:
         qtbot.waitUntil(lambda: window.model.my_seat is not None, timeout=WAIT_MS)
     except WaitTimeout as exc:  # say what the room answered
         raise AssertionError(f"not seated: {window.seat_controls.message.text()}") from exc
+
+
+def ann_and_bob(
+    qtbot: QtBot, make_client: Callable[[str], ClientApp], port: int, cents: int
+) -> tuple[ClientApp, ClientApp]:
+    """Clients `ann` and `bob`, each registered at the room on `port` with `cents` deposited."""
+    ann, bob = make_client("ann"), make_client("bob")
+    for app, name in ((ann, "ann"), (bob, "bob")):
+        register(qtbot, app, port, name)
+        deposit(qtbot, app, cents)
+    return ann, bob
+
+
+def seated(
+    qtbot: QtBot, apps: Iterable[ClientApp], table_id: str, buy_in: int
+) -> dict[ClientApp, TableWindow]:
+    """Each client opens the table, then each sits down with `buy_in`: their windows."""
+    windows = {app: open_table(qtbot, app, table_id) for app in apps}
+    for window in windows.values():
+        sit(qtbot, window, buy_in)
+    return windows

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, deposit, open_table, register, sit
+from tests.client.driver import WAIT_MS, ann_and_bob, seated
 
 pytestmark = pytest.mark.slow
 
@@ -20,13 +20,8 @@ pytestmark = pytest.mark.slow
 def test_the_action_clock_then_the_time_bank_count_down_then_the_table_acts(
     qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
 ) -> None:
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 1_000)
-    tables = {app: open_table(qtbot, app, "nl-clock") for app in (ann, bob)}
-    for app in (ann, bob):
-        sit(qtbot, tables[app], 100)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 1_000)
+    tables = seated(qtbot, (ann, bob), "nl-clock", 100)
     qtbot.waitUntil(lambda: any(tables[a].model.turn is not None for a in (ann, bob)),
                     timeout=WAIT_MS)  # fmt: skip
     slow = ann if tables[ann].model.turn is not None else bob  # nobody clicks: the clock runs

@@ -13,7 +13,16 @@ from pokerroom.client.app import ClientApp
 from pokerroom.client.lobby_model import money
 from pokerroom.client.table_model import TableModel
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, click, deposit, open_table, register, sit
+from tests.client.driver import (
+    WAIT_MS,
+    ann_and_bob,
+    click,
+    deposit,
+    open_table,
+    register,
+    seated,
+    sit,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -24,10 +33,7 @@ def test_two_windows_play_hands_to_a_showdown_by_clicking(
     """Register and deposit from the lobby, open the same table, sit, then click check/call
     until a hand is shown down: each window shows the other's cards only once shown (C-15),
     and the chips shown add up to the buy-ins less the rake."""
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 10_000)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 10_000)
     assert ann.session.table_cap == 2  # C-1: the desktop cap from `hello` (the room's setting)
     tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
     other = open_table(qtbot, ann, "nl-other")
@@ -79,13 +85,8 @@ def test_keys_chat_refusals_sit_out_and_leave(
 ) -> None:
     """Actions by keyboard (C checks or calls, 4 then R goes all-in), a refused chat line shown
     with its C-13 code, sit out and back in (C-3), and leave with its cash-out (C-8)."""
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 10_000)
-    tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
-    for app in (ann, bob):
-        sit(qtbot, tables[app], 100)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 10_000)
+    tables = seated(qtbot, (ann, bob), "nl-duel", 100)
     window = tables[ann]
     window.chat.line.setText("cheap chips at www.example.com")
     qtbot.keyClick(window.chat.line, Qt.Key.Key_Return)
@@ -147,10 +148,7 @@ def test_leaving_twice_after_a_hand_shows_the_c8_block_and_the_refused_sit(
 ) -> None:
     """C-8: a second decline within the window blocks the level for 5 minutes; the leave's
     answer shows it, and Sit down is then refused with `blocked`."""
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 10_000)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 10_000)
     tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
     sit(qtbot, tables[bob], 100)
     window, controls = tables[ann], tables[ann].seat_controls

@@ -11,7 +11,13 @@ from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, click, deposit, open_table, register, sit
+from tests.client.driver import (
+    WAIT_MS,
+    ann_and_bob,
+    click,
+    register,
+    seated,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -19,13 +25,8 @@ pytestmark = pytest.mark.slow
 def test_a_connection_dropped_mid_hand_is_resumed_and_the_table_plays_on(
     qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
 ) -> None:
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 5_000)
-    windows = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
-    for app in (ann, bob):
-        sit(qtbot, windows[app], 100)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 5_000)
+    windows = seated(qtbot, (ann, bob), "nl-duel", 100)
     window = windows[ann]
     qtbot.waitUntil(lambda: window.model.turn is not None or windows[bob].model.turn is not None,
                     timeout=WAIT_MS)  # fmt: skip

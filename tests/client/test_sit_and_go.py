@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, click, deposit, register
+from tests.client.driver import WAIT_MS, ann_and_bob, click
 
 pytestmark = pytest.mark.slow
 
@@ -26,10 +26,7 @@ def sng_id(app: ClientApp, name: str = "duel-sng") -> str:
 def test_a_sit_and_go_registered_and_played_to_the_end_from_the_client(
     qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
 ) -> None:
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 2_000)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 2_000)
     qtbot.waitUntil(lambda: bool(ann.lobby.tournaments), timeout=WAIT_MS)
     tid = sng_id(ann)
     for app in (ann, bob):
@@ -90,10 +87,7 @@ def test_a_deal_asked_for_proposed_and_accepted_from_the_tournament_window(
 ) -> None:
     """T-13 heads-up: both click Ask for a deal, the hand is played out, the proposal shows in
     both tournament windows, both click Accept: the deal is made and paid, the tournament ends."""
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 2_000)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 2_000)
     qtbot.waitUntil(lambda: bool(ann.lobby.tournaments), timeout=WAIT_MS)
     tid = sng_id(ann, "deal-sng")
     for app in (ann, bob):

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from pokerroom.client.app import ClientApp
 from tests.client.conftest import Room
-from tests.client.driver import WAIT_MS, click, deposit, register
+from tests.client.driver import WAIT_MS, ann_and_bob, click
 from tests.client.test_sit_and_go import sng_id
 
 pytestmark = pytest.mark.slow
@@ -20,10 +20,7 @@ pytestmark = pytest.mark.slow
 def test_a_share_sold_bought_and_given_back_when_the_seller_unregisters(
     qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
 ) -> None:
-    ann, bob = make_client("ann"), make_client("bob")
-    for app, name in ((ann, "ann"), (bob, "bob")):
-        register(qtbot, app, room.port, name)
-        deposit(qtbot, app, 2_000)
+    ann, bob = ann_and_bob(qtbot, make_client, room.port, 2_000)
     qtbot.waitUntil(lambda: bool(ann.lobby.tournaments), timeout=WAIT_MS)
     tid = sng_id(ann, "deal-sng")
     ann.lobby_window.select_tournament(tid)
