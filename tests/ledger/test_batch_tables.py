@@ -9,13 +9,10 @@ tables' hands share one transaction, and a hand settled again is a replay that w
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy import event
 from twisted.internet.defer import Deferred
-from twisted.internet.task import Clock
 
 from pokerroom.cash import store
 from pokerroom.cash.hand_store import HandStore
@@ -24,9 +21,10 @@ from pokerroom.ledger.db import make_engine
 from pokerroom.ledger.kinds import AccountKind, external, house, wallet
 from pokerroom.ledger.migrate import upgrade
 from pokerroom.ledger.reports import balance, check_ledger
-from pokerroom.ledger.service import LedgerService, LedgerSettings
+from pokerroom.ledger.service import LedgerSettings
 from pokerroom.ledger.transfers import Transfer, get_transfer, move
 from tests.ledger.conftest import QueueReactor
+from tests.ledger.group_commit import Room
 from tests.postgres import fresh_pg_schema
 
 USD = "USD"
@@ -72,47 +70,11 @@ def seat_tables(engine: sa.Engine) -> None:
         store.start_hand(engine, f"{table}-1", table, 1, 5, start, seats)
 
 
-class Writer:
-    """A started ledger on `engine` with a fake reactor and clock, counting commits."""
-
-    def __init__(self, engine: sa.Engine, **settings: Any) -> None:
-        self.engine, self.reactor, self.clock = engine, QueueReactor(), Clock()
-        self.ledger = LedgerService(
-            self.reactor, engine, clock=self.clock, settings=LedgerSettings(**settings)
-        )
-        self.commits = 0
-        event.listen(engine, "commit", self._committed)
-        self.ledger.startService()
-
-    def _committed(self, conn: sa.Connection) -> None:
-        self.commits += 1
-
-    def answers(self, deferreds: list[Deferred[Any]]) -> list[Any]:
-        """Run thread results and the fake clock until every Deferred fired; their results."""
-        box: dict[int, Any] = {}
-        for i, d in enumerate(deferreds):
-            d.addCallbacks(
-                lambda r, i=i: box.__setitem__(i, r), lambda f, i=i: box.__setitem__(i, f.value)
-            )
-        for _ in range(100_000):
-            if len(box) == len(deferreds):
-                return [box[i] for i in range(len(deferreds))]
-            while self.ledger.working or not self.reactor.calls.empty():
-                f, args, kwargs = self.reactor.calls.get(timeout=20)
-                f(*args, **kwargs)
-            self.clock.advance(0.001)
-        raise AssertionError("the settlements were never answered")
-
-    def stop(self) -> None:
-        self.ledger.stopService()
-        event.remove(self.engine, "commit", self._committed)
-
-
 @pytest.fixture
-def writer(engine: sa.Engine) -> Iterator[Writer]:
+def writer(engine: sa.Engine) -> Iterator[Room]:
     """Six tables with a hand in play, and a ledger whose batches hold up to 10 hands."""
     seat_tables(engine)
-    w = Writer(engine, batch_max_hands=10, batch_max_ms=5.0)
+    w = Room(engine, QueueReactor(), LedgerSettings(batch_max_hands=10, batch_max_ms=5.0))
     try:
         yield w
     finally:
@@ -137,12 +99,12 @@ def settle_all(hands: HandStore, rake: int = 2) -> list[Deferred[None]]:
 
 
 def test_six_tables_settle_in_one_transaction_each_hand_whole(
-    writer: Writer, engine: sa.Engine
+    writer: Room, engine: sa.Engine
 ) -> None:
     """C-11 C-12: six tables' settlements queued at once commit together (one commit, not
     six), each with its transfer, `settled` status, rake share and history; settling them all
     again (a retried settlement) writes nothing more (P-2)."""
-    hands = HandStore(writer.ledger)
+    hands = HandStore(writer.service)
     before = writer.commits
     assert writer.answers(settle_all(hands)) == [None] * TABLES
     assert writer.commits - before == 1
@@ -164,7 +126,7 @@ def test_six_tables_settle_in_one_transaction_each_hand_whole(
 
 
 def test_a_hand_whose_unit_fails_leaves_no_money_moved_and_the_others_commit(
-    writer: Writer, engine: sa.Engine
+    writer: Room, engine: sa.Engine
 ) -> None:
     """A hand whose history row cannot be written (a row for it is already there: the key is
     taken) fails alone with that error; its transfer is not kept and it stays `started`, since
@@ -176,7 +138,7 @@ def test_a_hand_whose_unit_fails_leaves_no_money_moved_and_the_others_commit(
             "INSERT INTO cash_hand_histories (hand_id, table_id, ended_at_ms, history)"
             " VALUES ('t0-2', 't0', 1, '{}')"
         )
-    hands = HandStore(writer.ledger)
+    hands = HandStore(writer.service)
     ds = settle_all(hands)
     ds.insert(
         3,
@@ -194,12 +156,12 @@ def test_a_hand_whose_unit_fails_leaves_no_money_moved_and_the_others_commit(
     assert check_ledger(engine).ok
 
 
-def test_a_hand_that_moved_nothing_is_settled_alone(writer: Writer, engine: sa.Engine) -> None:
+def test_a_hand_that_moved_nothing_is_settled_alone(writer: Room, engine: sa.Engine) -> None:
     """No chips changed hands and no rake: no transfer, so no batch; the hand is settled."""
-    hands = HandStore(writer.ledger)
+    hands = HandStore(writer.service)
     d = hands.settle_hand("t1-1", "t1", USD, {"a1": 0, "b1": 0}, 0, {}, 9, None)
     assert writer.answers([d]) == [None]
-    assert writer.ledger.batches == 0
+    assert writer.service.batches == 0
     assert count(engine, "cash_hands", id="t1-1", status="settled") == 1
 
 
@@ -223,7 +185,7 @@ def test_a_postgresql_backend_killed_in_the_middle_of_a_batch_is_waited_out() ->
                     destination=wallet(p, USD),
                     amount=1_000,
                 )
-            w = Writer(engine, batch_max_hands=10, batch_max_ms=5.0)
+            w = Room(engine, QueueReactor(), LedgerSettings(batch_max_hands=10, batch_max_ms=5.0))
             kills: list[int] = []
 
             def kill_my_backend(conn: sa.Connection) -> None:
@@ -235,7 +197,7 @@ def test_a_postgresql_backend_killed_in_the_middle_of_a_batch_is_waited_out() ->
 
             try:
                 ds = [
-                    w.ledger.settle(
+                    w.service.settle(
                         key=f"k:{n}",
                         kind="hand_settlement",
                         currency=USD,
