@@ -9,7 +9,11 @@ per-round cap (K-12) and posts ONE transaction keyed by the round id with the ro
 (L-3, RNG-9); only then does it tell the result (persist, then tell). Any failure after the
 close is a malfunction: the round is voided (every stake back, L-5) and the table closes until
 staff reopen it (K-7). At start the table voids every round of its own left open by a crash.
-A table with no player is idle: no round opens until someone joins.
+A table with no player is idle: no round opens until someone joins. Before a round's row is
+written the table reads the house bankroll (the ledger's read lane): a round opens only while the
+bankroll holds the K-12 maximum win times the players seated; otherwise the table waits
+(`waiting_for_bankroll`, one warning) and reads again one round's length later, opening as soon
+as the bankroll covers it. A table without a K-12 cap has no bound and does not wait.
 
 The actor owns its parts and calls them; they never call it back (ARCH rule 13): the game
 (`games.RoundGame`), the persistence (`rounds.RoundStore`) and a `CasinoListener`.
@@ -45,6 +49,7 @@ BETTING = "betting"
 SETTLING = "settling"
 BETWEEN = "between"
 CLOSED = "closed"
+WAITING = "waiting_for_bankroll"
 
 
 class CasinoListener(Protocol):
@@ -158,7 +163,7 @@ class CasinoTable:
         """Sit at the table; the first player makes an idle table open a round."""
         self.observers.discard(player)
         self.players.add(player)
-        if self.phase == BETWEEN and self.round is None and self._timer is None:
+        if self.phase in (BETWEEN, WAITING) and self.round is None and self._timer is None:
             self._open()
 
     def observe(self, player: str) -> None:
@@ -268,10 +273,59 @@ class CasinoTable:
 
     # ------------------------------------------------------------------ rounds
 
+    def exposure(self) -> int | None:
+        """The most the bankroll can pay in the next round: K-12 times the players seated."""
+        if self.config.max_win is None:
+            return None
+        return self.config.max_win * len(self.players)
+
     def _open(self) -> None:
         self._timer = None
-        if self.phase != BETWEEN or not self.players:  # idle: no round without players
+        if self.phase not in (BETWEEN, WAITING) or not self.players:  # idle without players
             return
+        if self.exposure() is None:
+            self._open_round()
+            return
+        waited = self.phase == WAITING
+        self.phase = OPENING
+        read = self.store.balance(money.bankroll(self.config.currency))
+
+        def checked(balance: int | None) -> None:
+            if self.phase != OPENING or self.round is not None:
+                return  # stopped meanwhile
+            if self.closing:  # staff closed the table during the read
+                self.closing = False
+                self.phase = CLOSED
+                return
+            if not self.players:  # everyone left during the read: idle
+                self.phase = WAITING if waited else BETWEEN
+                return
+            need = self.exposure() or 0  # who is seated now, as the row is written
+            if balance is not None and balance >= need:
+                self.phase = BETWEEN
+                if waited:
+                    self.log.info("casino_bankroll_covers", bankroll=balance, needed=need)
+                    self.listener.tell(self.audience, ev.TableState(self.table_id, True, ""))
+                self._open_round()
+                return
+            self.phase = WAITING
+            if not waited:
+                self.log.warning(
+                    "casino_waiting_for_bankroll",
+                    bankroll=balance,
+                    needed=need,
+                    players=len(self.players),
+                )
+                self.listener.tell(self.audience, ev.TableState(self.table_id, False, WAITING))
+            self._later(self.game.window_s + self.config.between_s, self._open)
+
+        def unread(failure: Failure) -> None:
+            self.log.error("casino_bankroll_unread", error=failure.getErrorMessage())
+            checked(None)
+
+        read.addCallbacks(checked, unread)
+
+    def _open_round(self) -> None:
         try:
             in_shoe = self.game.open_round()
         except CasinoError as exc:

@@ -82,7 +82,7 @@ class RoundVoided:
 
 @dataclass(frozen=True, slots=True)
 class TableState:
-    """The table opened or closed (staff, or a void: K-7)."""
+    """The table opened or closed (staff, or a void: K-7), or waits for the bankroll."""
 
     table_id: str
     open: bool

@@ -136,8 +136,8 @@ class CasinoHistory(Message):
 
 # -- objects --------------------------------------------------------------------------------
 class CasinoTableView(WireObject, frozen=True):
-    """A casino table: game, currency, `phase` (between, opening, betting, settling, closed),
-    the round under way and when its betting closes, how many play."""
+    """A casino table: game, currency, `phase` (between, opening, betting, settling, closed,
+    waiting_for_bankroll), the round under way and when its betting closes, how many play."""
 
     table_id: str
     game: str
@@ -241,7 +241,8 @@ class CasinoRoundVoid(ServerMessage, tag="casino_round_void", frozen=True):
 
 @message
 class CasinoTableState(ServerMessage, tag="casino_table_state", frozen=True):
-    """The table opened or closed (staff, or after a void: K-7)."""
+    """The table opened or closed (staff, or after a void: K-7), or waits for the house
+    bankroll (`reason` waiting_for_bankroll)."""
 
     table_id: str
     open: bool

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from structlog.testing import capture_logs
 from twisted.internet.defer import Deferred
 
 from pokerroom.casino import events as ev
@@ -24,7 +25,8 @@ from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.games import ProgressiveGame
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.schema import casino_rounds
-from pokerroom.ledger.kinds import wallet
+from pokerroom.ledger import transfers
+from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.schema import journal
 from tests.casino.table_harness import USD, Casino
 from tests.postgres import fresh_pg_schema
@@ -268,18 +270,131 @@ def test_limits_funds_and_window_refuse_without_moving(casino: Casino) -> None:
 
 
 def test_settlement_refused_voids_and_closes(casino: Casino) -> None:
-    """K-7: the bankroll cannot pay (a malfunction): the round is voided, stakes back."""
-    table, inbox = casino.table()  # the house is not funded
+    """K-7: the bankroll covered the round when it opened but was drained before the
+    settlement (another table paid from it): the round is voided, stakes back, table closed."""
+    casino.fund_house(5_000)
+    table, inbox = casino.table(max_win=5_000)
     casino.fund_player("alice", 1_000)
     casino.join(table, "alice")
     round_id = table.round.round_id
     bet(casino, table, "alice", WIN, 100, "a1")
+    drain_house(casino, 5_000)
     casino.advance(WINDOW)
     assert casino.balance(wallet("alice", USD)) == 1_000
     assert round_row(casino, round_id).status == "void"
     assert table.phase == "closed" and inbox.of("alice", ev.RoundVoided)
     assert inbox.of("alice", ev.RoundResult) == []  # persist, then tell: nothing was told
     casino.ok()
+
+
+def drain_house(casino: Casino, amount: int) -> None:
+    """bankroll → external: the bankroll paid elsewhere (through the ledger, keyed)."""
+    transfers.move(
+        casino.engine,
+        key=f"drain:{amount}",
+        kind="withdrawal",
+        currency=USD,
+        source=money.bankroll(USD),
+        destination=external(USD),
+        amount=amount,
+    )
+
+
+def rounds_written(casino: Casino) -> int:
+    with casino.engine.connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(casino_rounds)).scalar()
+
+
+def test_an_unfunded_table_waits_then_opens_when_funded(casino: Casino) -> None:
+    """docs/CASINO.md: an unfunded bankroll opens no round and writes no row; the table says
+    `waiting_for_bankroll` once (one warning), reads again each round's length, and opens the
+    round once the bankroll covers K-12's maximum win, with no staff action; the win is paid."""
+    table, inbox = casino.table(max_win=5_000)
+    period = table.game.window_s + table.config.between_s
+    casino.fund_player("alice", 1_000)
+    with capture_logs() as logs:
+        casino.join(table, "alice")
+        assert table.phase == "waiting_for_bankroll" and table.round is None
+        casino.advance(period * 3)
+    assert table.phase == "waiting_for_bankroll" and rounds_written(casino) == 0
+    warnings = [e for e in logs if e["event"] == "casino_waiting_for_bankroll"]
+    assert len(warnings) == 1 and warnings[0]["log_level"] == "warning"
+    assert [(s.open, s.reason) for s in inbox.of("alice", ev.TableState)] == [
+        (False, "waiting_for_bankroll")
+    ]
+    assert inbox.of("alice", ev.BettingOpened) == []
+    with pytest.raises(CasinoError) as refused:
+        table.place("alice", WIN, 100)
+    assert refused.value.code == "betting_closed"
+    casino.fund_house(4_999)  # one cent short
+    casino.advance(period)
+    assert table.phase == "waiting_for_bankroll" and rounds_written(casino) == 0
+    casino.fund_house(1)  # exactly the cap: enough
+    casino.advance(period - 1)  # not yet the next check
+    assert table.phase == "waiting_for_bankroll"
+    casino.advance(1)
+    assert table.phase == "betting" and rounds_written(casino) == 1
+    assert [(s.open, s.reason) for s in inbox.of("alice", ev.TableState)][-1] == (True, "")
+    assert len(inbox.of("alice", ev.BettingOpened)) == 1
+    round_id = table.round.round_id
+    bet(casino, table, "alice", WIN, 100, "a1")
+    casino.advance(WINDOW)
+    assert round_row(casino, round_id).status == "settled"
+    assert casino.balance(wallet("alice", USD)) == 1_000 - 100 + 3_600
+    assert casino.balance(money.bankroll(USD)) == 5_000 - 3_500
+    casino.ok()
+
+
+def test_one_players_cap_does_not_open_for_two(casino: Casino) -> None:
+    """The bound is K-12's maximum win times the players seated: a bankroll that covers one
+    player does not open a round with two; when one leaves, the next check opens it."""
+    casino.fund_house(5_000)
+    table, inbox = casino.table(max_win=5_000)
+    period = table.game.window_s + table.config.between_s
+    casino.join(table, "alice", "bob")  # the read happens after both are seated
+    assert table.exposure() == 10_000
+    assert table.phase == "waiting_for_bankroll" and rounds_written(casino) == 0
+    casino.advance(period)
+    assert table.phase == "waiting_for_bankroll" and rounds_written(casino) == 0
+    table.leave("bob")
+    casino.advance(period)
+    assert table.phase == "betting" and rounds_written(casino) == 1
+    assert inbox.of("alice", ev.BettingOpened)
+    casino.ok()
+
+
+def test_a_table_opened_with_one_waits_when_a_second_joins(casino: Casino) -> None:
+    """The next round counts who sits there then: one player's cap opens, a second player
+    joining makes the next round wait; nothing of the settled round changes."""
+    casino.fund_house(5_000)
+    table, inbox = casino.table(max_win=5_000)
+    casino.fund_player("alice", 1_000)
+    casino.join(table, "alice")
+    assert table.phase == "betting"
+    casino.join(table, "bob")
+    bet(casino, table, "alice", LOSE, 100, "a1")
+    casino.advance(WINDOW)
+    casino.advance(table.config.between_s)
+    assert table.phase == "waiting_for_bankroll" and rounds_written(casino) == 1
+    assert [(s.open, s.reason) for s in inbox.of("bob", ev.TableState)] == [
+        (False, "waiting_for_bankroll")
+    ]
+    casino.ok()
+
+
+def test_staff_close_while_waiting_stays_closed(casino: Casino) -> None:
+    """K-7: a table staff close while it waits for the bankroll stays closed, funded or not;
+    reopened, it checks the bankroll again at once."""
+    table, _ = casino.table(max_win=5_000)
+    casino.join(table, "alice")
+    assert table.phase == "waiting_for_bankroll"
+    table.close("maintenance")
+    casino.fund_house(5_000)
+    casino.advance(table.game.window_s + table.config.between_s)
+    assert table.phase == "closed" and rounds_written(casino) == 0
+    table.reopen()
+    casino.drain()
+    assert table.phase == "betting" and rounds_written(casino) == 1
 
 
 def test_progressive_pool_takes_contributions(casino: Casino) -> None:

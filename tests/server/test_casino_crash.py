@@ -14,9 +14,9 @@ import sqlalchemy as sa
 
 from pokerroom.casino import money, store
 from pokerroom.casino.schema import casino_rounds
-from pokerroom.ledger import make_engine, upgrade
+from pokerroom.ledger import make_engine, transfers, upgrade
 from pokerroom.ledger.accounts import get_account
-from pokerroom.ledger.kinds import wallet
+from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.reports import check_ledger
 from tests.postgres import fresh_pg_schema
 from tests.server.test_end_to_end import Wire, start_server
@@ -28,19 +28,24 @@ USD = "USD"
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A migrated room database."""
+    """A migrated room database whose casino bankroll covers a round (docs/CASINO.md)."""
     if request.param == "sqlite":
         found = f"sqlite:///{tmp_path / 'room.sqlite'}"
-        engine = make_engine(found)
-        upgrade(engine)
-        engine.dispose()
+        funded(found)
         yield found
         return
     with fresh_pg_schema("casino_crash") as found:
-        engine = make_engine(found)
-        upgrade(engine)
-        engine.dispose()
+        funded(found)
         yield found
+
+
+def funded(found: str) -> None:
+    """Migrate the database and fund the bankroll for two players' maximum win (K-12)."""
+    engine = make_engine(found)
+    upgrade(engine)
+    transfers.move(engine, key="bankroll", kind="deposit", currency=USD, source=external(USD),
+                   destination=money.bankroll(USD), amount=100_000_000)  # fmt: skip
+    engine.dispose()
 
 
 def better(port: int, name: str, spot: str, stake: int) -> Wire:

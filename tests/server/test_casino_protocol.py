@@ -17,7 +17,7 @@ from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.protocol.catalog import validate
 from tests.ledger.conftest import QueueReactor
-from tests.server.casino_room import casino_open
+from tests.server.casino_room import casino_open, fund_bankroll
 from tests.server.harness import Client, Room
 
 USD = "USD"
@@ -173,3 +173,38 @@ def test_a_blackjack_hand_over_the_protocol(room: Room, engine: Engine) -> None:
     for frame in eve.inbox:
         validate(frame)
     assert check_ledger(engine).ok
+
+
+def test_an_unfunded_table_waits_for_the_bankroll_and_says_so(
+    reactor: QueueReactor, clock: Clock, ledger: LedgerService
+) -> None:
+    """docs/CASINO.md: with the bankroll at 0 a join opens no round; the lobby line's phase and
+    one `casino_table_state` say `waiting_for_bankroll`; once funded the next check (one round's
+    length later) opens the round with no staff action."""
+    room = Room(reactor, clock, ledger)
+    try:
+        with casino_open(room, USD, bankroll=0) as desk:
+            alice = player(room, "alice")
+            alice.ok("casino_join", table_id="roulette-1")
+            room.drain()
+            table = desk.tables["roulette-1"]
+            period = table.game.window_s + table.config.between_s
+            tables = alice.ok("casino_tables")["tables"]
+            [line] = [t for t in tables if t["table_id"] == "roulette-1"]
+            assert (line["phase"], line["round_id"]) == ("waiting_for_bankroll", None)
+            room.advance(period)
+            states = alice.of_type("casino_table_state")
+            assert [(s["open"], s["reason"]) for s in states] == [(False, "waiting_for_bankroll")]
+            assert alice.of_type("casino_betting_open") == []
+            assert table.exposure() == table.config.max_win  # one player seated
+            fund_bankroll(room, table.config.max_win or 0)
+            alice.ok("casino_tables")  # traffic: not idle (PROTOCOL.md section 4)
+            room.advance(period)
+            states = alice.of_type("casino_table_state")
+            assert [(s["open"], s["reason"]) for s in states][-1] == (True, "")
+            assert len(alice.of_type("casino_betting_open")) == 1
+            assert table.phase == "betting"
+            for frame in alice.inbox:
+                validate(frame)
+    finally:
+        room.stop()
