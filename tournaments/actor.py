@@ -35,8 +35,9 @@ from tournaments.director import registration as director_registration
 from tournaments.director.eliminations import Finish, Knockout, place_knockouts, tournament_over
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable, paid_places
-from tournaments.director.registration import Clock, RegistrationState
+from tournaments.director.registration import Clock, Decision, Funding, RegistrationState
 from tournaments.director.rng import Rng
+from tournaments.director.sitouts import SitOutPair
 from tournaments.durable import Durable
 from tournaments.floor import Floor, Players
 from tournaments.payout_runner import PayoutRunner
@@ -51,7 +52,7 @@ from tournaments.store import CancelReason
 from tournaments.tickets import TicketOffice
 
 
-class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
+class TournamentActor:
     """Drives the director with the clock, the tables and the ledger for one tournament."""
 
     def __init__(
@@ -110,12 +111,17 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         if config.satellite is not None:  # T-8, T-16: seats in a target tournament
             find = targets or (lambda tournament_id: None)
             self.payouts.seats = SeatPayer(self.payouts, self, config.satellite, find, self.tickets)
-        self._init_requests()
+        #: The staff's decisions (docs/ADMIN.md) and what they keep (disqualified, corrections).
+        self.staff = StaffActions(self)
+        #: T-2..T-5: the money requests, one at a time; a disqualified player is refused.
+        self.requests = EntryRequests(self, self.staff.barred, self.fix_pool_now)
+        #: T-15: the operator's changes of the prize table.
+        self.prize_changes = PrizeChanges(self)
         #: T-17: offers and stakes of players' action, and the buyers' parts of what sellers win.
         self.stakes = Stakes(self)
         #: T-13: a deal at the final table (the floor calls it when its tables are held).
         self.deals = DealMaker(self)
-        self._placing = False  # knockouts being placed: the pool is not fixed in between
+        self.placing = False  # knockouts being placed: the pool is not fixed in between
         self._batch = 0
         self._start_call: Any = None
         self.log = structlog.get_logger("tournaments.actor").bind(tournament_id=self.tid)
@@ -164,7 +170,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             "tournament_resumed", players_left=len(self.alive), tables=len(self.floor.tables)
         )
         self.durable.resumed()
-        self._changed("resumed")
+        self.changed("resumed")
         self.watch_level()
 
     def restore_results(self, results: list[Result], batches: int) -> None:
@@ -174,6 +180,55 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self._batch = batches
 
     # ------------------------------------------------------------------ play requests
+
+    def register(
+        self,
+        player: str,
+        funding: Funding = Funding.CASH,
+        ticket_id: str = "",
+        key: str | None = None,
+    ) -> Deferred[Decision]:
+        """T-2, T-3, T-5: register (`EntryRequests.register`)."""
+        return self.requests.register(player, funding, ticket_id, key)
+
+    def unregister(self, player: str) -> Deferred[Decision]:
+        """T-3: buy-in and fee back (`EntryRequests.unregister`)."""
+        return self.requests.unregister(player)
+
+    def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
+        """T-4: a new entry for a busted player (`EntryRequests.reenter`)."""
+        return self.requests.reenter(player, key)
+
+    def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
+        """T-4: the rebuy's chips (`EntryRequests.rebuy`)."""
+        return self.requests.rebuy(player, key)
+
+    def addon(self, player: str, key: str | None = None) -> Deferred[Decision]:
+        """T-4: the add-on's chips (`EntryRequests.addon`)."""
+        return self.requests.addon(player, key)
+
+    def run(self, work: Callable[..., Any], *args: Any) -> Deferred[Any]:
+        """Queue a money request behind the others (they run one at a time, in order)."""
+        return self.requests.run(work, *args)
+
+    def idle(self) -> bool:
+        """No money request is queued or running."""
+        return self.requests.idle()
+
+    def undone(self, key: str) -> bool:
+        """Whether the purchase `key` paid for was given back since (P-2)."""
+        return self.requests.undone(key)
+
+    def fix_pool_now(self) -> None:
+        """T-6: fix the prize table now if every period has closed (after each money request,
+        and before staff change it, T-15)."""
+        if self.status == "running" and self.prizes is None and self.idle() and not self.placing:
+            with self.durable.batch():  # the overlay transfer with the prize table
+                self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
+
+    def sitout_report(self, min_times: int, min_overlap_seconds: float) -> list[SitOutPair]:
+        """T-12: pairs of players sitting out together at least `min_times` times."""
+        return self.floor.sitouts.report(self.clock.seconds(), min_times, min_overlap_seconds)
 
     def act(self, entry: str, action: str, amount: int | None = None) -> None:
         """A player's action at their table (engine errors say why it is refused, P-1)."""
@@ -213,7 +268,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             self.durable.started()
             self.stakes.started()  # T-17: offers close; each seller is paid their escrow
             self.floor.start({player: start for player in self.alive})
-        self._changed("start")
+        self.changed("start")
         self.watch_level()
 
     def cancel(self, reason: CancelReason = CancelReason.TOO_FEW_PLAYERS) -> Deferred[Any]:
@@ -225,22 +280,37 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         if self.status != "registering":
             raise DirectorError(errors.NOT_ALLOWED, "only a tournament not started is cancelled")
         self.status = "cancelled"
-        if self._start_call is not None and self._start_call.active():
-            self._start_call.cancel()
+        self.cancel_start()
         why = f"cancelled before the start ({reason.value}, {self.state.entries} entries)"
         self.log.info("tournament_cancelled", reason=reason.value, entries=self.state.entries)
         stored = self.durable.cancelled(reason, why)
-        self._changed("cancelled")
-        ran = stored.addCallback(lambda _: self._refund())
+        self.changed("cancelled")
+        return _fork(self.refunding(stored.addCallback(lambda _: self.refund())))
+
+    def refunding(self, ran: Deferred[Any]) -> Deferred[Any]:
+        """The refund run of the cancellation (what `pending` waits for); a run that could not
+        be made now is logged: the job's next run pays (it is stored)."""
         ran.addErrback(self._refund_failed)
         self._refunded = ran
-        return _fork(ran)
+        return ran
+
+    def cancel_start(self) -> None:
+        """The scheduled start is called off (a cancellation, a new start time, a stop)."""
+        if self._start_call is not None and self._start_call.active():
+            self._start_call.cancel()
+
+    def run_with(self, config: TournamentConfig) -> None:
+        """Run with `config` from now on (a staff delay, T-1): the start moves with it."""
+        self.config = config
+        self.settings = config.registration
+        self.cancel_start()
+        self.schedule_start()
 
     def _refund_failed(self, failure: Any) -> None:
         """The refund run could not be made now: the job's next run pays (it is stored)."""
         self.log.error("refund_run_failed", error=str(failure.value))
 
-    def _refund(self) -> Deferred[Any]:
+    def refund(self) -> Deferred[Any]:
         """The refund job pays the stored cancellation; then the tournament has ended."""
         if self.run_refunds is not None:
             running = self.run_refunds()
@@ -280,17 +350,17 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
             self.payouts.fix_pool_if_final(clock, before=before)
         if self.bounties is not None:  # T-14: the knockouts' bounties in T-9 order; the bubble
             self.bounties.knockouts(knockouts, self._paid())
-        self._placing = True
+        self.placing = True
         try:
             for finish in finishes:
                 self._finish(finish)
         finally:
-            self._placing = False
+            self.placing = False
         if tournament_over(len(self.alive), self.satellite_seats):
             self.end()
             return
         in_money = len(self.alive) <= self._paid()
-        self._changed("money" if in_money and not was_in_money else "knockout")
+        self.changed("money" if in_money and not was_in_money else "knockout")
         self.deals.after_knockouts()  # T-13: requests of players gone dropped; pause or resume
 
     def _finish(self, finish: Finish) -> None:
@@ -335,7 +405,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         self.durable.finished()
 
         def told(_: object) -> None:  # results are told once stored (rule 14)
-            self._changed("finished")
+            self.changed("finished")
             if self.on_end is not None:
                 self.on_end(self)
 
@@ -343,7 +413,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
 
     # ------------------------------------------------------------------ what players are told
 
-    def _changed(self, why: str) -> None:
+    def changed(self, why: str) -> None:
         """Tell the desk (lobby and registered players) that the status changed."""
         if self.on_change is not None:
             self.on_change(self, why)
@@ -356,7 +426,7 @@ class TournamentActor(StaffActions, EntryRequests, PrizeChanges):
         level = self.floor.level()
         shown = (level.index, level.on_break)
         if self._shown_level is not None and shown != self._shown_level:
-            self._changed("break" if level.on_break or self._shown_level[1] else "level")
+            self.changed("break" if level.on_break or self._shown_level[1] else "level")
         self._shown_level = shown
         now = self.clock.seconds()
         edges = [t for t in (level.ends_at, level.break_ends_at, level.next_break_at) if t]

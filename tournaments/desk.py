@@ -55,7 +55,7 @@ from tournaments.director.registration import Funding
 from tournaments.director.tickets import Ticket
 from tournaments.floor import Players
 from tournaments.frames import TableFrames, find_table, open_tables
-from tournaments.requests import REQUEST_UNDONE  # P-2: a register key after unregistering
+from tournaments.request_keys import REQUEST_UNDONE  # P-2: a register key after unregistering
 from tournaments.table import TournamentTable
 
 #: Knockouts within this many seconds share one `tournament_status` push.

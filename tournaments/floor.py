@@ -279,6 +279,11 @@ class Floor(FloorControls):
 
     # ------------------------------------------------------------------ dealing
 
+    def player_moved(self, dest: TournamentTable) -> None:
+        """Staff moved a player to `dest` (T-10): balancing looks again; `dest` deals soon."""
+        self._dirty = True
+        self._kick(dest)
+
     def _kick(self, table: TournamentTable) -> None:
         """Deal at `table` soon if it is idle and nothing is scheduled."""
         if not table.hand_running and table.table_id not in self._scheduled:

@@ -48,7 +48,7 @@ from tournaments.config import TournamentConfig
 from tournaments.director import registration as director_registration
 from tournaments.director.registration import Funding, PlayerEntries, RegistrationState
 from tournaments.director.structure import BreakMode, Structure, level_at
-from tournaments.durable import WAITING
+from tournaments.durable_writes import WAITING
 from tournaments.results import Result
 from tournaments.satellite import satellite_table
 

@@ -1,4 +1,6 @@
-"""Money requests of a tournament actor: register, unregister, re-enter, rebuy, add-on (T-2..T-5).
+"""Money requests of a tournament: register, unregister, re-enter, rebuy, add-on (T-2..T-5).
+
+A part the actor owns (`EntryRequests`), given its tournament as a `RequestsHost`.
 
 Requests run one at a time, in order (a queue: a long run of refusals is a loop, not a
 recursion). Each takes the director's decision on the current state, reserves it, posts its
@@ -21,28 +23,21 @@ from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.engine import Connection
-from twisted.internet.defer import Deferred, inlineCallbacks, maybeDeferred
+from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferred
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import InsufficientFunds
-from pokerroom.ledger.db import read
-from tournaments import purchase_keys
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
 from tournaments.director import tickets as ticket_rules
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
-from tournaments.durable import PURCHASE_KINDS
-from tournaments.purchase_keys import KeyReplayed, KeyUse
-
-IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2), not a director one
-#: A keyed purchase retried after its money went back (the player unregistered, T-3): P-2,
-#: docs/PROTOCOL.md "Keys" (the desk's code for the same case).
-REQUEST_UNDONE = "request_undone"
+from tournaments.purchase_keys import KeyReplayed
+from tournaments.request_keys import FINAL, RequestKeys
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
@@ -50,7 +45,6 @@ if TYPE_CHECKING:
     from tournaments.bounty_book import BountyBook
     from tournaments.cashier import Cashier
     from tournaments.config import TournamentConfig
-    from tournaments.director.payouts import PrizeTable
     from tournaments.director.registration import (
         Clock,
         RegistrationSettings,
@@ -58,7 +52,6 @@ if TYPE_CHECKING:
     )
     from tournaments.durable import Durable
     from tournaments.floor import Floor
-    from tournaments.payout_runner import PayoutRunner
     from tournaments.results import Result
     from tournaments.stakes import Stakes
     from tournaments.tickets import TicketOffice
@@ -66,46 +59,54 @@ if TYPE_CHECKING:
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 
 
+class RequestsHost(Protocol):
+    """What the money requests read and change of their tournament."""
+
+    config: TournamentConfig  # the tournament's config
+    settings: RegistrationSettings  # its registration settings
+    state: RegistrationState  # the registrations as the director sees them (reserved here)
+    status: str  # registering, running, finished or cancelled
+    cashier: Cashier  # the ledger keys and transfers
+    durable: Durable  # the stored writes (T-18)
+    floor: Floor  # the tables (a paid entry is seated at once, T-5)
+    tickets: TicketOffice  # the room's tickets (T-3, T-16)
+    bounties: BountyBook | None  # T-14: the bounties in play
+    stakes: Stakes  # T-17: a seller's stakes go back when they unregister
+    tid: str  # the tournament's id
+    clock: IReactorTime  # the injected clock
+    alive: dict[str, int]  # entry -> entry number, for players with chips
+    chips_issued: int  # every chip given out
+    results: list[Result]  # the finished entries (a rebuy sits a busted player again)
+
+    def director_clock(self) -> Clock:
+        """Where the tournament stands for the director."""
+        ...
+
+    def start(self) -> None:
+        """Start the tournament now (a full sit-and-go)."""
+        ...
+
+
 class EntryRequests:
-    """The money requests of `TournamentActor` (a mixin: it reads the actor's state)."""
+    """The money requests of one tournament (see the module docstring), one at a time.
 
-    if TYPE_CHECKING:  # what the mixin uses of its TournamentActor (set in its __init__)
-        config: TournamentConfig
-        settings: RegistrationSettings
-        state: RegistrationState
-        status: str
-        cashier: Cashier
-        durable: Durable
-        floor: Floor
-        payouts: PayoutRunner
-        prizes: PrizeTable | None
-        tickets: TicketOffice
-        bounties: BountyBook | None
-        stakes: Stakes
-        tid: str
-        clock: IReactorTime
-        alive: dict[str, int]
-        chips_issued: int
-        results: list[Result]
-        _placing: bool
+    `barred(player)` is the staff's refusal of a player's entry, rebuy or re-entry (a
+    disqualified player), or None; `after()` runs once each request is answered (the pool is
+    fixed when every period has closed, T-6).
+    """
 
-        def director_clock(self) -> Clock:
-            """Where the tournament stands for the director."""
-            ...
-
-        def start(self) -> None:
-            """Start the tournament now."""
-            ...
-
-    def _init_requests(self) -> None:
+    def __init__(
+        self,
+        host: RequestsHost,
+        barred: Callable[[str], DirectorError | None],
+        after: Callable[[], None],
+    ) -> None:
+        self.host = host
+        self.barred = barred
+        self.after = after
         self._queue: deque[tuple[Callable[..., Any], tuple[Any, ...], Deferred[Any]]] = deque()
-        #: P-2: ledger key of each keyed request that went through -> (what, its decision).
-        #: Kept for the tournament's life: a retry the lobby no longer remembers gets the
-        #: first answer here, and moves nothing.
-        self._keyed: dict[str, tuple[str, Decision]] = {}
-        #: Keys of registrations whose money went back since (the player unregistered, T-3):
-        #: their retry is `request_undone`, even once the player registered again.
-        self._undone: set[str] = set()
+        #: P-2: the keys of the purchases, and the answer to a key forgotten.
+        self.keys = RequestKeys(host.tid, host.cashier, host.durable)
         self._busy = False
         self._draining = False
 
@@ -122,50 +123,32 @@ class EntryRequests:
 
         `key` is the ledger key of a keyed request (P-2): the transfer is posted under it (a
         ledger retry of it moves nothing twice), and a request with a key that already went
-        through here is answered with the first decision by its caller (`_replay`). `also` is a
-        store step that must land in the transfer's own transaction (a ticket used or given
-        back, T-3/T-16); its refusal refuses the transfer too.
+        through here is answered with the first decision by its caller (`RequestKeys.replay`).
+        `also` is a store step that must land in the transfer's own transaction (a ticket used
+        or given back, T-3/T-16); its refusal refuses the transfer too.
         """
         decision = decide()
-        alive_before = decision.player in self.alive
-        self.state = decision.state
+        alive_before = decision.player in self.host.alive
+        self.host.state = decision.state
         first: list[Any] = []
         if key is None:
-            key = self.cashier.key(decision.action, decision.player, decision.state.serial)
+            key = self.host.cashier.key(decision.action, decision.player, decision.state.serial)
         else:
-            self._keyed[key] = (decision.action, decision)
-            first = self._key_guard(decision, key)
-        stored = self.durable.purchase(decision, key, alive_before)
+            first = self.keys.remember(key, decision)
+        stored = self.host.durable.purchase(decision, key, alive_before)
         try:
-            yield self.durable.money(
+            yield self.host.durable.money(
                 decision.moves, key, kind, stored, () if also is None else [also], first=first
             )
         except InsufficientFunds:
-            self._forget_key(key, decision)
+            self.keys.forget(key, decision)
             undo(decision)
             raise DirectorError(errors.INSUFFICIENT_FUNDS, "not enough money") from None
         except Exception:
-            self._forget_key(key, decision)
+            self.keys.forget(key, decision)
             undo(decision)
             raise
         return decision
-
-    def _key_guard(self, decision: Decision, key: str) -> list[Any]:
-        """The unit's first step for a client's key: refuse it if the key paid before (P-2)."""
-        kind = PURCHASE_KINDS.get(decision.action)
-        record = decision.state.players.get(decision.player)
-        if kind is None or record is None or not self.durable.stores:
-            return []  # not stored: the actor's memory of its keys lasts as long as it does
-        seq = record.entries + record.rebuys + record.addons  # as `Durable.purchase` numbers it
-        guard = partial(
-            purchase_keys.guard,
-            tournament_id=self.tid,
-            key=key,
-            player=decision.player,
-            seq=seq,
-            kind=kind,
-        )
-        return [guard]
 
     @inlineCallbacks
     def _keyed_purchase(
@@ -180,80 +163,11 @@ class EntryRequests:
         try:
             decision: Decision = yield attempt()
         except (DirectorError, KeyReplayed) as exc:
-            if key is None or key in self._keyed or exc.code in _FINAL:
+            if key is None or self.keys.knows(key) or exc.code in FINAL:
                 raise
-            found = yield self._find_key(key)
-            decision = self._paid_before(action, player, key, found, exc)
+            found = yield self.keys.find(key)
+            decision = self.keys.paid_before(action, player, key, found, exc, self.host.state)
         return decision
-
-    def _find_key(self, key: str) -> Deferred[KeyUse | None]:
-        """What `key` paid for, as stored (counted as money in flight, like a ticket read)."""
-        self.cashier.in_flight += 1
-
-        def done(result: Any) -> Any:
-            self.cashier.in_flight -= 1
-            return result
-
-        found: Deferred[KeyUse | None] = self.cashier.ledger.read(_find, self.tid, key)
-        return found.addBoth(done)
-
-    def _paid_before(
-        self,
-        action: str,
-        player: str,
-        key: str,
-        found: KeyUse | None,
-        refused: DirectorError | KeyReplayed,
-    ) -> Decision:
-        """The answer to a purchase whose key paid before: the first one while that purchase
-        stands, else `request_undone` (its money went back) or `idempotency_conflict`."""
-        if found is None:  # the key paid for nothing: the refusal stands
-            if isinstance(refused, KeyReplayed):  # paid and gone since the guard saw it
-                raise self._undone_error(action) from None
-            raise refused
-        purchase = found.purchase
-        if found.reference != self.cashier.reference or (
-            purchase is not None and (purchase[0], purchase[3]) != (player, PURCHASE_KINDS[action])
-        ):
-            raise DirectorError(
-                IDEMPOTENCY_CONFLICT, "this key was used for another request; use a new key"
-            ) from None
-        if purchase is None or not found.counts:
-            raise self._undone_error(action) from None
-        _, _, entry_no, _, chips = purchase
-        record = self.state.players.get(player) or PlayerEntries(Funding.CASH)
-        players = {**self.state.players, player: replace(record, entries=entry_no)}
-        first = Decision(action, player, replace(self.state, players=players), chips=chips)
-        self._keyed[key] = (action, first)
-        return first
-
-    def _replay(self, key: str, action: str) -> Decision:
-        """The first decision of a keyed request, if this request is the same kind (P-2): a
-        key used for a rebuy and sent with an add-on is a conflict, whatever either would do."""
-        first_action, first = self._keyed[key]
-        if key in self._undone and action == first_action:
-            raise self._undone_error(action)
-        if action != first_action:
-            raise DirectorError(
-                IDEMPOTENCY_CONFLICT, "this key was used for another request; use a new key"
-            )
-        return first
-
-    def _undone_error(self, action: str) -> DirectorError:
-        """`request_undone`: the purchase this key paid for was given back since (P-2)."""
-        return DirectorError(
-            REQUEST_UNDONE,
-            f"this key's {action} in {self.tid} was undone (its money went back); use a new key",
-        )
-
-    def undone(self, key: str) -> bool:
-        """Whether the purchase `key` paid for was given back since (the player unregistered)."""
-        return key in self._undone
-
-    def _forget_key(self, key: str, decision: Decision) -> None:
-        """A refused keyed request changed nothing: its key may be used again."""
-        if self._keyed.get(key, (None, None))[1] is decision:
-            del self._keyed[key]
 
     def run(self, work: Callable[..., Any], *args: Any) -> Deferred[Decision]:
         """Queue a money request; they run one at a time, in order."""
@@ -283,9 +197,11 @@ class EntryRequests:
         else:
             answer.callback(result)
         self._drain()
-        if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
-            with self.durable.batch():  # the overlay transfer with the prize table (T-6)
-                self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
+        self.after()  # the overlay transfer with the prize table, once final (T-6)
+
+    def undone(self, key: str) -> bool:
+        """Whether the purchase `key` paid for was given back since (the player unregistered)."""
+        return self.keys.undone(key)
 
     def idle(self) -> bool:
         """No money request is queued or running."""
@@ -305,6 +221,9 @@ class EntryRequests:
         usable, not expired and valid here (`unknown_ticket`, `ticket_not_usable`,
         `ticket_expired`, `wrong_ticket`).
         """
+        refused = self.barred(player)
+        if refused is not None:
+            return fail(refused)
         if ticket_id:
             funding = Funding.TICKET
         attempt = partial(self._register, player, funding, ticket_id, key)
@@ -314,34 +233,40 @@ class EntryRequests:
     def _register(
         self, player: str, funding: Funding, ticket_id: str, key: str | None = None
     ) -> Generator[Deferred[Any], Any, Decision]:
-        settings = self.settings
+        settings = self.host.settings
 
         def decide() -> Decision:
             return director_registration.register(
-                settings, self.state, self.director_clock(), player, funding, HUGE, ticket_id
+                settings,
+                self.host.state,
+                self.host.director_clock(),
+                player,
+                funding,
+                HUGE,
+                ticket_id,
             )
 
         def undo(decision: Decision) -> None:
-            players = dict(self.state.players)
+            players = dict(self.host.state.players)
             players.pop(player, None)
-            self.state = replace(
-                self.state,
+            self.host.state = replace(
+                self.host.state,
                 players=players,
-                entries=self.state.entries - 1,
-                collected=self.state.collected - decision.collected,
+                entries=self.host.state.entries - 1,
+                collected=self.host.state.collected - decision.collected,
             )
 
-        if key is not None and key in self._keyed:
-            return self._replay(key, "register")
+        if key is not None and self.keys.knows(key):
+            return self.keys.replay(key, "register")
         also = None
         if funding is Funding.TICKET:  # T-16: the player's own usable ticket for this entry
             decide()  # the director's refusals first (registered, closed ...): nothing read
             found = yield self._read_ticket(ticket_id)
-            now_ms = round(self.clock.seconds() * 1000)
+            now_ms = round(self.host.clock.seconds() * 1000)
             ticket = ticket_rules.verify_use(
-                found, player, self.tid, settings.buy_in, settings.fee, now_ms
+                found, player, self.host.tid, settings.buy_in, settings.fee, now_ms
             )
-            also = self.tickets.use_step(ticket, self.tid)
+            also = self.host.tickets.use_step(ticket, self.host.tid)
         try:
             decision: Decision = yield self._money(decide, undo, "buy_in", key, also)
         except DirectorError as exc:  # the ticket's money went to a racing entry first
@@ -350,9 +275,9 @@ class EntryRequests:
             raise
         self._entered(player, decision)
         self._enter(player, 1, decision.chips)
-        full = settings.max_entries is not None and self.state.entries >= settings.max_entries
-        if self.config.sit_and_go and self.status == "registering" and full:
-            self.start()
+        full = settings.max_entries is not None and self.host.state.entries >= settings.max_entries
+        if self.host.config.sit_and_go and self.host.status == "registering" and full:
+            self.host.start()
         return decision
 
     def unregister(self, player: str) -> Deferred[Decision]:
@@ -362,42 +287,45 @@ class EntryRequests:
 
     @inlineCallbacks
     def _unregister(self, player: str) -> Generator[Deferred[Any], Any, Decision]:
-        before = self.state
+        before = self.host.state
         # T-17: a seller's buyers get back what they paid, in the seller's own refund transfer
-        staked, stake_ops, staked_book = self.stakes.leaving(player)
+        staked, stake_ops, staked_book = self.host.stakes.leaving(player)
 
         def decide() -> Decision:
             decision = director_registration.unregister(
-                self.settings, self.state, self.director_clock(), player,
-                starts_when_full=self.config.sit_and_go,
+                self.host.settings, self.host.state, self.host.director_clock(), player,
+                starts_when_full=self.host.config.sit_and_go,
             )  # fmt: skip
             return replace(decision, moves=decision.moves + staked) if staked else decision
 
         def undo(decision: Decision) -> None:
-            self.state = replace(before, serial=self.state.serial)
+            self.host.state = replace(before, serial=self.host.state.serial)
 
-        record = self.state.players.get(player)
+        record = self.host.state.players.get(player)
         also = None
         if record is not None and record.funding is Funding.TICKET:  # T-3: the ticket back
             decide()  # the director's refusals first (closed, not refundable ...)
             found = yield self._read_ticket(record.ticket_id)
             if found is not None and found.state is ticket_rules.TicketState.USED:
-                also = self.tickets.give_back_step(found)
-        writes = ([] if also is None else [also]) + (stake_ops if self.durable.stores else [])
+                also = self.host.tickets.give_back_step(found)
+        writes = ([] if also is None else [also]) + (stake_ops if self.host.durable.stores else [])
         if len(writes) > 1:
             also = partial(_run_all, writes=writes)
         elif writes:
             also = writes[0]
         decision: Decision = yield self._money(decide, undo, "refund", None, also)
-        self._undone.update(k for k, (_, d) in self._keyed.items() if d.player == player)
-        self.stakes.left(staked_book)
+        self.keys.given_back(player)
+        self.host.stakes.left(staked_book)
         self._entry_undone(player, decision)
-        self.alive.pop(player, None)
-        self.chips_issued -= self.settings.starting_stack
+        self.host.alive.pop(player, None)
+        self.host.chips_issued -= self.host.settings.starting_stack
         return decision
 
     def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: a new entry for a busted player, during late registration."""
+        refused = self.barred(player)
+        if refused is not None:
+            return fail(refused)
         attempt = partial(self._reenter, player, key)
         return self.run(self._keyed_purchase, "reentry", player, key, attempt)
 
@@ -405,26 +333,29 @@ class EntryRequests:
     def _reenter(
         self, player: str, key: str | None = None
     ) -> Generator[Deferred[Any], Any, Decision]:
-        record = self.state.players.get(player)
+        record = self.host.state.players.get(player)
 
         def decide() -> Decision:
             return director_entries.reenter(
-                self.settings, self.state, self.director_clock(), player, HUGE
+                self.host.settings, self.host.state, self.host.director_clock(), player, HUGE
             )
 
         def undo(decision: Decision) -> None:
             self._restore(player, record, entries=-1, collected=-decision.collected)
 
-        if key is not None and key in self._keyed:
-            return self._replay(key, "reentry")
+        if key is not None and self.keys.knows(key):
+            return self.keys.replay(key, "reentry")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._entered(player, decision)
         self._enter(player, decision.state.players[player].entries, decision.chips)
-        self.floor.banks.forget(player)
+        self.host.floor.banks.forget(player)
         return decision
 
     def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
         """T-4: the rebuy's chips (a busted player in the period is back in)."""
+        refused = self.barred(player)
+        if refused is not None:
+            return fail(refused)
         attempt = partial(self._rebuy, player, key)
         return self.run(self._keyed_purchase, "rebuy", player, key, attempt)
 
@@ -432,19 +363,19 @@ class EntryRequests:
     def _rebuy(
         self, player: str, key: str | None = None
     ) -> Generator[Deferred[Any], Any, Decision]:
-        record = self.state.players.get(player)
+        record = self.host.state.players.get(player)
         stack = self._stack(player)
 
         def decide() -> Decision:
             return director_entries.rebuy(
-                self.settings, self.state, self.director_clock(), player, stack, HUGE
+                self.host.settings, self.host.state, self.host.director_clock(), player, stack, HUGE
             )
 
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-decision.collected)
 
-        if key is not None and key in self._keyed:
-            return self._replay(key, "rebuy")
+        if key is not None and self.keys.knows(key):
+            return self.keys.replay(key, "rebuy")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
@@ -458,18 +389,18 @@ class EntryRequests:
     def _addon(
         self, player: str, key: str | None = None
     ) -> Generator[Deferred[Any], Any, Decision]:
-        record = self.state.players.get(player)
+        record = self.host.state.players.get(player)
 
         def decide() -> Decision:
             return director_entries.addon(
-                self.settings, self.state, self.director_clock(), player, HUGE
+                self.host.settings, self.host.state, self.host.director_clock(), player, HUGE
             )
 
         def undo(decision: Decision) -> None:
             self._restore(player, record, collected=-decision.collected)
 
-        if key is not None and key in self._keyed:
-            return self._replay(key, "addon")
+        if key is not None and self.keys.knows(key):
+            return self.keys.replay(key, "addon")
         decision: Decision = yield self._money(decide, undo, "buy_in", key)
         self._chips(player, decision.chips)
         return decision
@@ -482,72 +413,62 @@ class EntryRequests:
         collected: int = 0,
     ) -> None:
         """Undo a reserved entry, rebuy or add-on whose money was refused."""
-        players = dict(self.state.players)
+        players = dict(self.host.state.players)
         if record is None:  # not registered before (the director refuses that first)
             players.pop(player, None)
         else:
             players[player] = record
-        self.state = replace(
-            self.state,
+        self.host.state = replace(
+            self.host.state,
             players=players,
-            entries=self.state.entries + entries,
-            collected=self.state.collected + collected,
+            entries=self.host.state.entries + entries,
+            collected=self.host.state.collected + collected,
         )
 
     def _read_ticket(self, ticket_id: str) -> Deferred[ticket_rules.Ticket | None]:
         """A ticket as stored, counted as money in flight (who waits on the cashier waits)."""
-        self.cashier.in_flight += 1
+        self.host.cashier.in_flight += 1
 
         def done(result: Any) -> Any:
-            self.cashier.in_flight -= 1
+            self.host.cashier.in_flight -= 1
             return result
 
-        return self.tickets.get(ticket_id).addBoth(done)
+        return self.host.tickets.get(ticket_id).addBoth(done)
 
     def _entered(self, player: str, decision: Decision) -> None:
         """An entry or re-entry was paid with its starting bounty (T-14): on the player's head
         (not seated before: no knockout can involve them while the money is in flight)."""
-        if self.bounties is not None:
-            self.bounties.entered(player, decision)
+        if self.host.bounties is not None:
+            self.host.bounties.entered(player, decision)
 
     def _entry_undone(self, player: str, decision: Decision) -> None:
         """The player unregistered (T-3): their bounty went back with the refund (T-14)."""
-        if self.bounties is not None:
-            self.bounties.left(player)
+        if self.host.bounties is not None:
+            self.host.bounties.left(player)
 
     def _stack(self, player: str) -> int:
         """Chips `player` has at a table now (0 when busted)."""
-        table = self.floor.table_of(player)
+        table = self.host.floor.table_of(player)
         return 0 if table is None else table.stacks[player]
 
     def _enter(self, player: str, number: int, chips: int) -> None:
         """A paid entry: alive, and seated at once if the tournament runs (T-5)."""
-        self.alive[player] = number
-        self.chips_issued += chips
-        if self.status == "running":
-            self.floor.seat_newcomer(player, chips)
+        self.host.alive[player] = number
+        self.host.chips_issued += chips
+        if self.host.status == "running":
+            self.host.floor.seat_newcomer(player, chips)
 
     def _chips(self, player: str, chips: int) -> None:
         """Rebuy or add-on chips: onto the stack, or a busted player sits again (T-4)."""
-        self.chips_issued += chips
-        table = self.floor.table_of(player) if player in self.alive else None
+        self.host.chips_issued += chips
+        table = self.host.floor.table_of(player) if player in self.host.alive else None
         if table is not None:
             table.add_chips(player, chips)
-            self.durable.chips_added(player)
+            self.host.durable.chips_added(player)
             return
-        self.alive[player] = self.state.players[player].entries
-        self.results = [r for r in self.results if r.entry != player]
-        self.floor.seat_newcomer(player, chips)
-
-
-#: Refusals a key's history cannot change: the ledger's funds check (the key paid nothing) and
-#: a key the actor knows was used for another request.
-_FINAL = frozenset({errors.INSUFFICIENT_FUNDS, IDEMPOTENCY_CONFLICT})
-
-
-def _find(engine: Any, tournament_id: str, key: str) -> KeyUse | None:
-    """Blocking: what `key` paid for in the tournament (`purchase_keys.find`), one read."""
-    return read(engine, partial(purchase_keys.find, tournament_id=tournament_id, key=key))
+        self.host.alive[player] = self.host.state.players[player].entries
+        self.host.results = [r for r in self.host.results if r.entry != player]
+        self.host.floor.seat_newcomer(player, chips)
 
 
 def _run_all(conn: Connection, writes: list[Callable[[Connection], Any]]) -> list[Any]:

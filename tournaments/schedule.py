@@ -133,8 +133,7 @@ class TournamentScheduler(Service):
         if self._loop.running:
             self._loop.stop()
         for actor in self.actors.values():
-            if actor._start_call is not None and actor._start_call.active():
-                actor._start_call.cancel()
+            actor.cancel_start()
             actor.floor.stop()
             actor.stop_watching()
         Service.stopService(self)  # named, not super(): see startService

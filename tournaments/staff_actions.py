@@ -1,4 +1,4 @@
-"""What tournament staff do to a tournament (docs/ADMIN.md): a mixin of `TournamentActor`.
+"""What tournament staff do to a tournament (docs/ADMIN.md): a part the actor owns (`StaffHost`).
 
 Each decision is persisted through the actor's recorder like the actor's own (T-18,
 docs/ARCHITECTURE.md rule 14): its rows and the staff's audit row are ONE group of one unit,
@@ -29,31 +29,30 @@ refused before anything changed raises `DirectorError` (P-1).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Connection
-from twisted.internet.defer import Deferred, fail
+from twisted.internet.defer import Deferred
 
-from pokerroom.errors import CodedError
-from pokerroom.ledger.errors import LedgerError
-from tournaments import durable as durable_writes
-from tournaments import store
+from tournaments import durable_writes, store
 from tournaments.director import errors
 from tournaments.director.balancing import MoveReason, SeatMove, same_position_seat
 from tournaments.director.eliminations import Knockout
 from tournaments.director.errors import DirectorError
-from tournaments.director.registration import Funding
 from tournaments.director.seating import allowed_seats, hands_until_big_blind
-from tournaments.director.sitouts import SitOutPair
 from tournaments.recorder import Op
-from tournaments.requests import EntryRequests
+from tournaments.staff_writes import cancel_op, insert_tournament, remove_seat, set_config
 
 if TYPE_CHECKING:
-    from tournaments.director.registration import Decision
-    from tournaments.floor import Players
+    from twisted.internet.interfaces import IReactorTime
+
+    from tournaments.bounty_book import BountyBook
+    from tournaments.config import TournamentConfig
+    from tournaments.director.registration import RegistrationSettings
+    from tournaments.durable import Durable
+    from tournaments.floor import Floor, Players
+    from tournaments.results import Result
     from tournaments.table import TournamentTable
 
 #: The audit row of a staff decision: `audit(before, after)` is its blocking write.
@@ -62,14 +61,6 @@ Audit = Callable[[Any, Any], Op]
 NOT_SEATED = "not_seated"  # the table code: the player sits at no table of this tournament
 UNKNOWN_TABLE = "unknown_table"
 TABLE_FULL = "table_full"
-
-
-class Refused(LedgerError):
-    """A staff decision's guarded write found the stored state changed: its group alone is
-    refused by the recorder (as a refused transfer is), with this code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        CodedError.__init__(self, code, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,54 +74,6 @@ class ChipCorrection:
     by: str
 
 
-@dataclass(slots=True)
-class StaffState:
-    """What staff decided that the actor keeps: disqualified players, chip corrections, and
-    the answers of work still waiting for a hand boundary."""
-
-    disqualified: set[str] = field(default_factory=set)
-    corrections: list[ChipCorrection] = field(default_factory=list)
-    waiting: list[Deferred[Any]] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------- blocking writes
-
-
-def insert_tournament(conn: Connection, record: store.TournamentRecord) -> None:
-    """A new tournament's row; `tournament_exists` if one has this id."""
-    if store.load_tournament(conn, record.id) is not None:
-        raise Refused("tournament_exists", f"a tournament {record.id} is stored already")
-    store.save_tournament(conn, record)
-
-
-def set_config(conn: Connection, tournament_id: str, config: Any) -> None:
-    """The config a tournament runs with (a delayed start, T-1), while it is registering."""
-    tournaments = store.tournaments
-    done = conn.execute(
-        sa.update(tournaments)
-        .where(tournaments.c.id == tournament_id, tournaments.c.status == store.REGISTERING)
-        .values(config=config)
-    )
-    if done.rowcount != 1:
-        raise Refused("wrong_status", f"tournament {tournament_id} is no longer registering")
-
-
-def remove_seat(conn: Connection, tournament_id: str, player: str) -> None:
-    """A disqualified player's seat: gone with the chips on it."""
-    seats = store.tournament_seats
-    conn.execute(
-        sa.delete(seats).where(seats.c.tournament_id == tournament_id, seats.c.player == player)
-    )
-
-
-def cancel_op(
-    conn: Connection, tournament_id: str, reason: store.CancelReason, at_ms: int, why: str
-) -> None:
-    """Mark the tournament cancelled; `wrong_status` if its stored status does not allow it."""
-    if not store.mark_cancelled(conn, tournament_id, reason, at_ms, why):
-        raise Refused("wrong_status", f"tournament {tournament_id} cannot be cancelled now")
-
-
 def void_hand(table: TournamentTable) -> None:
     """A cancelled tournament's hand in play is void: never timed, finished or told again
     (its table keeps the stacks of its last completed hand, which T-18 refunds from)."""
@@ -140,84 +83,108 @@ def void_hand(table: TournamentTable) -> None:
     driver.over = False
 
 
-# --------------------------------------------------------------------------- the mixin
+class StaffHost(Protocol):
+    """What the staff's decisions read and change of their tournament."""
+
+    config: TournamentConfig  # the tournament's config (a delay replaces it: `run_with`)
+    settings: RegistrationSettings  # its registration settings
+    status: str  # registering, running, finished or cancelled (a cancellation sets it)
+    tid: str  # the tournament's id
+    clock: IReactorTime  # the injected clock
+    floor: Floor  # the tables
+    durable: Durable  # the stored writes (T-18)
+    players: Players  # who is told what
+    alive: dict[str, int]  # entry -> entry number, for players with chips
+    results: list[Result]  # the finished entries
+    bounties: BountyBook | None  # T-14: no disqualification in a bounty tournament
+    chips_issued: int  # every chip given out (a correction or disqualification moves it)
+    log: Any  # the tournament's logger
+
+    def players_left(self) -> int:
+        """Entries still holding chips."""
+        ...
+
+    def stop_watching(self) -> None:
+        """No more level wake-ups."""
+        ...
+
+    def watch_level(self) -> None:
+        """Wake at the next level edge."""
+        ...
+
+    def schedule_start(self) -> None:
+        """Start at the scheduled time."""
+        ...
+
+    def cancel_start(self) -> None:
+        """The scheduled start is called off."""
+        ...
+
+    def run_with(self, config: TournamentConfig) -> None:
+        """Run with `config` from now on: the start moves with it."""
+        ...
+
+    def changed(self, why: str) -> None:
+        """Tell the desk the status changed."""
+        ...
+
+    def refund(self) -> Deferred[Any]:
+        """Run the refund job for this cancelled tournament."""
+        ...
+
+    def refunding(self, ran: Deferred[Any]) -> Deferred[Any]:
+        """The refund run of the cancellation (what `pending` waits for)."""
+        ...
 
 
-class StaffActions(EntryRequests):
-    """The staff's decisions on a `TournamentActor` (see the module docstring)."""
+# --------------------------------------------------------------------------- the part
 
-    if TYPE_CHECKING:  # what the mixin uses of its TournamentActor (set in its __init__)
-        players: Players
-        log: Any
-        _start_call: Any
-        _refunded: Deferred[Any] | None
 
-        def schedule_start(self) -> None:
-            """Start at the scheduled time."""
+class StaffActions:
+    """The staff's decisions on one tournament (see the module docstring), and what staff
+    decided that stays: disqualified players, chip corrections, and the answers of work still
+    waiting for a hand boundary."""
 
-        def players_left(self) -> int:
-            """Entries still holding chips."""
-            ...
-
-        def stop_watching(self) -> None:
-            """No more level wake-ups."""
-
-        def watch_level(self) -> None:
-            """Wake at the next level edge."""
-
-        def _changed(self, why: str) -> None:
-            """Tell the desk the status changed."""
-
-        def _refund(self) -> Deferred[Any]:
-            """Run the refund job for this cancelled tournament."""
-            ...
-
-        def _refund_failed(self, failure: Any) -> None:
-            """Log a refund run that could not be made now."""
+    def __init__(self, host: StaffHost) -> None:
+        self.host = host
+        self.disqualified: set[str] = set()
+        self.corrections: list[ChipCorrection] = []
+        self.waiting: list[Deferred[Any]] = []
 
     # ------------------------------------------------------------------ helpers
 
-    @property
-    def staff(self) -> StaffState:
-        """The staff's decisions kept on this actor."""
-        found: StaffState | None = getattr(self, "_staff_state", None)
-        if found is None:
-            found = StaffState()
-            self._staff_state = found
-        return found
-
     def _write(self, ops: Sequence[Op], audit: Op) -> Deferred[list[Any]]:
         """The decision's rows and its audit row: one group of the recorder (one transaction)."""
-        mine = list(ops) if self.durable.stores else []
-        return self.durable.recorder.write(*mine, audit)
+        mine = list(ops) if self.host.durable.stores else []
+        return self.host.durable.recorder.write(*mine, audit)
 
     def _clock_op(self) -> Op:
         """The level clock as it stands now (level, ms left in it), for the decision's unit."""
-        level = self.floor.level()
-        now = self.clock.seconds()
+        level = self.host.floor.level()
+        now = self.host.clock.seconds()
         left = None if level.ends_at is None else max(0, round((level.ends_at - now) * 1000))
         return partial(
             durable_writes.save_clock,
-            tournament_id=self.tid,
+            tournament_id=self.host.tid,
             level_index=level.index,
             ms_left=left,
             at_ms=round(now * 1000),
         )
 
     def _running(self) -> None:
-        if self.status != "running":
-            raise DirectorError(errors.NOT_ALLOWED, f"the tournament is {self.status}")
+        if self.host.status != "running":
+            raise DirectorError(errors.NOT_ALLOWED, f"the tournament is {self.host.status}")
 
     def _seated(self, entry: str) -> TournamentTable:
-        table = self.floor.table_of(entry)
+        table = self.host.floor.table_of(entry)
         if table is None:
-            raise DirectorError(NOT_SEATED, f"{entry} sits at no table of {self.tid}")
+            raise DirectorError(NOT_SEATED, f"{entry} sits at no table of {self.host.tid}")
         return table
 
     def _answer_later(self) -> Deferred[Any]:
         """The answer of work waiting for a hand boundary (failed if the tournament stops)."""
         answer: Deferred[Any] = Deferred()
-        waiting = self.staff.waiting
+        waiting = self.waiting
         waiting.append(answer)
 
         def done(result: Any) -> Any:
@@ -240,115 +207,88 @@ class StaffActions(EntryRequests):
             try:
                 return work(at)
             except Exception as exc:
-                self.log.exception("staff_work_failed")
+                self.host.log.exception("staff_work_failed")
                 if not answer.called:
                     answer.errback(exc)
                 return []
 
-        with self.durable.batch():
-            self.floor.when_between_hands(table, guarded)
+        with self.host.durable.batch():
+            self.host.floor.when_between_hands(table, guarded)
 
     # ------------------------------------------------------------------ entries (T-4)
 
-    def _not_disqualified(self, player: str) -> DirectorError | None:
-        if player in self.staff.disqualified:
+    def barred(self, player: str) -> DirectorError | None:
+        """A disqualified player's entry, re-entry or rebuy is refused (`not_allowed`)."""
+        if player in self.disqualified:
             return DirectorError(errors.NOT_ALLOWED, f"{player} was disqualified")
         return None
-
-    def register(
-        self,
-        player: str,
-        funding: Funding = Funding.CASH,
-        ticket_id: str = "",
-        key: str | None = None,
-    ) -> Deferred[Decision]:
-        """As `EntryRequests.register`; a disqualified player is refused (`not_allowed`)."""
-        refused = self._not_disqualified(player)
-        if refused is not None:
-            return fail(refused)
-        return super().register(player, funding, ticket_id, key)
-
-    def reenter(self, player: str, key: str | None = None) -> Deferred[Decision]:
-        """As `EntryRequests.reenter`; a disqualified player is refused (`not_allowed`)."""
-        refused = self._not_disqualified(player)
-        return fail(refused) if refused is not None else super().reenter(player, key)
-
-    def rebuy(self, player: str, key: str | None = None) -> Deferred[Decision]:
-        """As `EntryRequests.rebuy`; a disqualified player is refused (`not_allowed`)."""
-        refused = self._not_disqualified(player)
-        return fail(refused) if refused is not None else super().rebuy(player, key)
 
     # ------------------------------------------------------------------ start (T-1)
 
     def open_by_staff(self, audit: Audit) -> Deferred[list[Any]]:
         """A tournament staff created: its row with the audit row; the start is scheduled."""
-        config = self.config
+        config = self.host.config
         record = store.TournamentRecord(
-            id=self.tid,
+            id=self.host.tid,
             template=config.structure.name,
             currency=config.currency,
-            created_at_ms=round(self.clock.seconds() * 1000),
+            created_at_ms=round(self.host.clock.seconds() * 1000),
             config=store.config_json(config),
             guarantee=config.registration.guarantee,
         )
-        after = {"starts_at_ms": round(self.settings.starts_at * 1000), "template": record.template}
+        after = {
+            "starts_at_ms": round(self.host.settings.starts_at * 1000),
+            "template": record.template,
+        }
         written = self._write([partial(insert_tournament, record=record)], audit(None, after))
-        self.schedule_start()
+        self.host.schedule_start()
         return written
 
     def delay(self, seconds: float, audit: Audit) -> Deferred[dict[str, Any]]:
         """T-1: start `seconds` later than scheduled (before the start only)."""
-        if self.status != "registering":
-            raise DirectorError(errors.NOT_ALLOWED, f"the tournament is {self.status}")
-        if self.config.sit_and_go:
+        if self.host.status != "registering":
+            raise DirectorError(errors.NOT_ALLOWED, f"the tournament is {self.host.status}")
+        if self.host.config.sit_and_go:
             raise DirectorError(errors.NOT_ALLOWED, "a sit-and-go starts when full")
-        old_config = self.config
-        before = round(self.settings.starts_at * 1000)
-        starts_at = max(self.settings.starts_at, self.clock.seconds()) + seconds
-        new = replace(old_config, registration=replace(self.settings, starts_at=starts_at))
-        self._set_config(new)
+        old_config = self.host.config
+        before = round(self.host.settings.starts_at * 1000)
+        starts_at = max(self.host.settings.starts_at, self.host.clock.seconds()) + seconds
+        new = replace(old_config, registration=replace(self.host.settings, starts_at=starts_at))
+        self.host.run_with(new)
         after = round(starts_at * 1000)
-        op = partial(set_config, tournament_id=self.tid, config=store.config_json(new))
+        op = partial(set_config, tournament_id=self.host.tid, config=store.config_json(new))
         written = self._write([op], audit({"starts_at_ms": before}, {"starts_at_ms": after}))
 
         def undone(failure: Any) -> Any:
-            if self.config is new and self.status == "registering":
-                self._set_config(old_config)
+            if self.host.config is new and self.host.status == "registering":
+                self.host.run_with(old_config)
             return failure
 
         written.addErrback(undone)
-        self._changed("delayed")
+        self.host.changed("delayed")
         return written.addCallback(lambda _: {"starts_at_ms": after, "was_ms": before})
-
-    def _set_config(self, config: Any) -> None:
-        """Run with `config` from now on: the start moves with it."""
-        self.config = config
-        self.settings = config.registration
-        if self._start_call is not None and self._start_call.active():
-            self._start_call.cancel()
-        self.schedule_start()
 
     # ------------------------------------------------------------------ the clock
 
     def _not_on_break(self) -> None:
-        if self.floor.level().on_break:
+        if self.host.floor.level().on_break:
             raise DirectorError(errors.NOT_ALLOWED, "the tournament is on a break (T-11)")
 
     def _clock_view(self) -> dict[str, Any]:
-        level = self.floor.level()
-        now = self.clock.seconds()
+        level = self.host.floor.level()
+        now = self.host.clock.seconds()
         left = None if level.ends_at is None else max(0, round((level.ends_at - now) * 1000))
-        return {"level": level.index + 1, "level_ms_left": left, "paused": self.floor.paused}
+        return {"level": level.index + 1, "level_ms_left": left, "paused": self.host.floor.paused}
 
     def pause_play(self, audit: Audit) -> Deferred[dict[str, Any]]:
         """No new hand at any table, the level clock stands still (the hands in play finish)."""
         self._running()
-        if self.floor.paused:
+        if self.host.floor.paused:
             raise DirectorError("no_change", "the tournament is paused already")
         self._not_on_break()
         before = self._clock_view()
-        self.floor.pause()
-        self.stop_watching()
+        self.host.floor.pause()
+        self.host.stop_watching()
         after = self._clock_view()
         written = self._write([self._clock_op()], audit(before, after))
 
@@ -357,38 +297,38 @@ class StaffActions(EntryRequests):
             return failure
 
         written.addErrback(undone)
-        self._changed("paused")
-        in_hand = sorted(t.wire_id for t in self.floor.tables.values() if t.hand_running)
+        self.host.changed("paused")
+        in_hand = sorted(t.wire_id for t in self.host.floor.tables.values() if t.hand_running)
         return written.addCallback(lambda _: {**after, "tables_in_hand": in_hand})
 
     def resume_play(self, audit: Audit) -> Deferred[dict[str, Any]]:
         """Deal again; the level clock runs on from where it stood."""
         self._running()
-        if not self.floor.paused:
+        if not self.host.floor.paused:
             raise DirectorError("no_change", "the tournament is not paused")
         before = self._clock_view()
         self._resume_floor()
         after = self._clock_view()
         written = self._write([self._clock_op()], audit(before, after))
-        self._changed("resumed")
+        self.host.changed("resumed")
         return written.addCallback(lambda _: after)
 
     def _resume_floor(self) -> None:
-        self.floor.resume()
-        self.stop_watching()
-        self.watch_level()
+        self.host.floor.resume()
+        self.host.stop_watching()
+        self.host.watch_level()
 
     def add_level_time(self, seconds: float, audit: Audit) -> Deferred[dict[str, Any]]:
         """The current level lasts `seconds` longer (the clock stands still that long)."""
         self._running()
         self._not_on_break()
         before = self._clock_view()
-        self.floor.add_time(seconds)
-        self.stop_watching()
-        self.watch_level()
+        self.host.floor.add_time(seconds)
+        self.host.stop_watching()
+        self.host.watch_level()
         after = self._clock_view()
         written = self._write([self._clock_op()], audit(before, after))
-        self._changed("time_added")
+        self.host.changed("time_added")
         return written.addCallback(lambda _: after)
 
     # ------------------------------------------------------------------ cancel (T-1, T-18)
@@ -397,41 +337,38 @@ class StaffActions(EntryRequests):
         self, reason: store.CancelReason, why: str, audit: Audit
     ) -> Deferred[dict[str, Any]]:
         """Stop and mark cancelled (a hand in play is void); the refund job pays T-18."""
-        status = self.status
+        status = self.host.status
         if status == "registering":
-            if self._start_call is not None and self._start_call.active():
-                self._start_call.cancel()
+            self.host.cancel_start()
         elif status == "running":
-            self.floor.stop()
-            self.stop_watching()
-            for table in self.floor.tables.values():
+            self.host.floor.stop()
+            self.host.stop_watching()
+            for table in self.host.floor.tables.values():
                 if table.hand_running:
                     void_hand(table)
-            self.floor.drop_boundary_work()
-            for answer in list(self.staff.waiting):
+            self.host.floor.drop_boundary_work()
+            for answer in list(self.waiting):
                 answer.errback(DirectorError(errors.NOT_ALLOWED, "the tournament was cancelled"))
         else:
             raise DirectorError(errors.NOT_ALLOWED, f"the tournament is {status}")
-        self.status = "cancelled"
-        self.log.info("tournament_cancelled", reason=reason.value, by="staff", why=why)
-        at_ms = round(self.clock.seconds() * 1000)
-        op = partial(cancel_op, tournament_id=self.tid, reason=reason, at_ms=at_ms, why=why)
+        self.host.status = "cancelled"
+        self.host.log.info("tournament_cancelled", reason=reason.value, by="staff", why=why)
+        at_ms = round(self.host.clock.seconds() * 1000)
+        op = partial(cancel_op, tournament_id=self.host.tid, reason=reason, at_ms=at_ms, why=why)
         after = {"status": "cancelled", "cancel_reason": reason.value}
         written = self._write([op], audit({"status": status}, after))
-        self._changed("cancelled")
+        self.host.changed("cancelled")
         told: Deferred[dict[str, Any]] = Deferred()
 
         def stored(_: object) -> Deferred[Any]:
             told.callback({"status": "cancelled", "was": status, "cancel_reason": reason.value})
-            return self._refund()  # the refund job pays (or its next run, `[jobs]` off)
+            return self.host.refund()  # the refund job pays (or its next run, `[jobs]` off)
 
         def refused(failure: Any) -> None:
-            self.log.error("staff_cancel_not_stored", error=str(failure.value))
+            self.host.log.error("staff_cancel_not_stored", error=str(failure.value))
             told.errback(failure)
 
-        ran = written.addCallbacks(stored, refused)
-        ran.addErrback(self._refund_failed)
-        self._refunded = ran
+        self.host.refunding(written.addCallbacks(stored, refused))
         return told
 
     # ------------------------------------------------------------------ tables (T-10)
@@ -441,17 +378,17 @@ class StaffActions(EntryRequests):
         position to the blinds); answered once stored."""
         self._running()
         table = self._seated(entry)
-        if to_table not in self.floor.tables:
-            raise DirectorError(UNKNOWN_TABLE, f"{self.tid} has no table {to_table}")
+        if to_table not in self.host.floor.tables:
+            raise DirectorError(UNKNOWN_TABLE, f"{self.host.tid} has no table {to_table}")
         if table.table_id == to_table:
             raise DirectorError("no_change", f"{entry} sits at table {to_table} already")
-        if not allowed_seats(self.floor.tables[to_table].seats_view()):
+        if not allowed_seats(self.host.floor.tables[to_table].seats_view()):
             raise DirectorError(TABLE_FULL, f"table {to_table} has no seat to move to (T-10)")
         answer = self._answer_later()
 
         def work(at: TournamentTable) -> list[Knockout]:
-            source = self.floor.table_of(entry)
-            dest = self.floor.tables.get(to_table)
+            source = self.host.floor.table_of(entry)
+            dest = self.host.floor.tables.get(to_table)
             if source is None or dest is None or not allowed_seats(dest.seats_view()):
                 answer.errback(DirectorError(TABLE_FULL, "the move is no longer possible"))
                 return []
@@ -462,25 +399,24 @@ class StaffActions(EntryRequests):
             move = SeatMove(
                 entry, source.table_id, from_seat, dest.table_id, seat, MoveReason.STAFF
             )
-            self.players.moved(move)  # `tournament_seat` first, then the new table's snapshot
+            self.host.players.moved(move)  # `tournament_seat` first, then the new table's snapshot
             dest.seat(entry, seat, chips)
             record = store.SeatRecord(
-                str(dest.table_id), seat, entry, self.alive.get(entry, 1), chips,
+                str(dest.table_id), seat, entry, self.host.alive.get(entry, 1), chips,
                 dest.hands_played,
             )  # fmt: skip
-            op = partial(durable_writes.put_seat, tournament_id=self.tid, seat=record)
+            op = partial(durable_writes.put_seat, tournament_id=self.host.tid, seat=record)
             before = {"table": source.wire_id, "seat": from_seat - 1, "stack": chips}
             after = {"table": dest.wire_id, "seat": seat - 1, "stack": chips}
             self._write([op], audit(before, after)).chainDeferred(answer)
-            self.floor._dirty = True  # the tables' counts changed: balancing looks again
-            self.floor._kick(dest)
+            self.host.floor.player_moved(dest)  # balancing looks again; `dest` deals soon
             return []
 
         self._between_hands(table, work, answer)
         return answer.addCallback(
             lambda _: (
-                {"table": self.floor.tables[to_table].wire_id, "player": entry}
-                if to_table in self.floor.tables
+                {"table": self.host.floor.tables[to_table].wire_id, "player": entry}
+                if to_table in self.host.floor.tables
                 else {"table": None, "player": entry}
             )
         )
@@ -494,7 +430,7 @@ class StaffActions(EntryRequests):
         answer = self._answer_later()
 
         def work(at: TournamentTable) -> list[Knockout]:
-            here = self.floor.table_of(entry)
+            here = self.host.floor.table_of(entry)
             if here is None:
                 answer.errback(DirectorError(NOT_SEATED, f"{entry} is no longer seated"))
                 return []
@@ -503,11 +439,11 @@ class StaffActions(EntryRequests):
                 answer.errback(DirectorError("no_change", f"{entry} has {chips} chips already"))
                 return []
             here.stacks[entry] = chips
-            self.chips_issued += chips - before
-            now = self.clock.seconds()
-            self.staff.corrections.append(ChipCorrection(entry, before, chips, now, by))
+            self.host.chips_issued += chips - before
+            now = self.host.clock.seconds()
+            self.corrections.append(ChipCorrection(entry, before, chips, now, by))
             op = partial(
-                durable_writes.set_stack, tournament_id=self.tid, player=entry, stack=chips
+                durable_writes.set_stack, tournament_id=self.host.tid, player=entry, stack=chips
             )
             change = {"before": before, "after": chips, "table": here.wire_id}
             written = self._write([op], audit({"stack": before}, {"stack": chips}))
@@ -523,7 +459,7 @@ class StaffActions(EntryRequests):
         """Remove `entry` and their chips from play; placed at the hand boundary (see the
         module docstring). Answered with the place once stored."""
         self._running()
-        if self.bounties is not None:
+        if self.host.bounties is not None:
             raise DirectorError(errors.NOT_ALLOWED, "no disqualification in a bounty tournament")
         table = self._seated(entry)
         if table.in_hand(entry):  # acted for at once until the hand ends (check or fold)
@@ -531,44 +467,31 @@ class StaffActions(EntryRequests):
         answer = self._answer_later()
 
         def work(at: TournamentTable) -> list[Knockout]:
-            here = self.floor.table_of(entry)
-            if here is None or self.players_left() <= 1:
+            here = self.host.floor.table_of(entry)
+            if here is None or self.host.players_left() <= 1:
                 answer.errback(DirectorError(NOT_SEATED, f"{entry} is out already"))
                 return []
             chips = here.unseat(entry)
-            here.presence.forget(entry, self.clock.seconds())
-            self.chips_issued -= chips
-            self.staff.disqualified.add(entry)
-            op = partial(remove_seat, tournament_id=self.tid, player=entry)
+            here.presence.forget(entry, self.host.clock.seconds())
+            self.host.chips_issued -= chips
+            self.disqualified.add(entry)
+            op = partial(remove_seat, tournament_id=self.host.tid, player=entry)
             before = {"table": here.wire_id, "stack": chips}
             after = {"status": "disqualified", "chips_removed": chips}
             written = self._write([op], audit(before, after))
 
             def placed(_: object) -> dict[str, Any]:
-                result = next((r for r in reversed(self.results) if r.entry == entry), None)
+                result = next((r for r in reversed(self.host.results) if r.entry == entry), None)
                 return {
                     "chips_removed": chips,
                     "place": None if result is None else result.place,
                     "prize": 0 if result is None else result.prize,
                 }
 
-            self.durable.recorder.idle().addCallback(lambda _: written).addCallback(
+            self.host.durable.recorder.idle().addCallback(lambda _: written).addCallback(
                 placed
             ).chainDeferred(answer)
             return [Knockout(entry, here.table_id, 0, 0, (), here.hand_id)]
 
         self._between_hands(table, work, answer)
         return answer
-
-    # ------------------------------------------------------------------ prizes (T-15), T-12
-
-    def fix_pool_now(self) -> None:
-        """T-6: fix the prize table now if every period has closed (what the next request or
-        knockout would do), so that staff may change it (T-15)."""
-        if self.status == "running" and self.prizes is None and self.idle() and not self._placing:
-            with self.durable.batch():
-                self.payouts.fix_pool_if_final(self.director_clock(), before=len(self.alive))
-
-    def sitout_report(self, min_times: int, min_overlap_seconds: float) -> list[SitOutPair]:
-        """T-12: pairs of players sitting out together at least `min_times` times."""
-        return self.floor.sitouts.report(self.clock.seconds(), min_times, min_overlap_seconds)

@@ -24,19 +24,15 @@ from pokerroom.engine.cards import RandomSource
 from pokerroom.engine.config import HandConfig
 from pokerroom.engine.errors import EngineError
 from pokerroom.engine.hand import Hand
-from pokerroom.engine.variants import VARIANTS
 from pokerroom.protocol.errors import STILL_SEATED, ProtocolError
 from pokerroom.protocol.events import (
-    UNSET,
     PlayerSatIn,
     PlayerSatOut,
     SeatLeft,
     SeatTaken,
     ServerMessage,
     Snapshot,
-    SnapshotSeat,
     TableSnapshot,
-    UnsetType,
 )
 from pokerroom.protocol.results import Empty
 from pokerroom.table import errors as codes
@@ -49,9 +45,8 @@ from tournaments.director.structure import AnteKind, Level
 from tournaments.knockouts import HandBoundary, HandResult, hand_knockouts
 from tournaments.presence import ASKED, TIMEOUT, Presence
 from tournaments.sitout_log import SitOutLog
+from tournaments.table_snapshot import NO_LIMIT, NoFrames, table_snapshot, wire_id
 from tournaments.timebank import TimeBanks
-
-NO_LIMIT = VARIANTS["NT"]
 
 
 class FloorListener(Protocol):
@@ -64,26 +59,9 @@ class FloorListener(Protocol):
         """A hand is over; the table waits for `start_hand`."""
 
 
-class NoFrames:
-    """Frames to nobody: a table no client watches (simulations, benchmarks)."""
-
-    def send(self, player_id: str, message: ServerMessage) -> None:
-        """Drop the message."""
-
-    def broadcast(
-        self, table_id: str, message: ServerMessage, exclude: set[str] | None = None
-    ) -> None:
-        """Drop the message."""
-
-
 def _nothing_kept(table: TournamentTable) -> AbstractContextManager[None]:
     """A table whose hands nobody stores (tests of the table alone)."""
     return nullcontext()
-
-
-def wire_id(tournament_id: str, table_id: int) -> str:
-    """The table's `table_id` in frames: `<tournament_id>.<table number>`."""
-    return f"{tournament_id}.{table_id}"
 
 
 class TournamentTable:
@@ -335,36 +313,12 @@ class TournamentTable:
     def snapshot(self, player: str) -> Snapshot:
         """The table as `player` may see it: public state and only their own cards (C-15)."""
         dealt = set(self.driver.players) if self.driver.hand is not None else set()
-        level = self._level
-        button = self.button
-        bounty_of = self.bounty_of
-        return Snapshot(
-            table_id=self.wire_id,
-            variant=NO_LIMIT.code,
-            max_seats=self.max_seats,
-            blinds=[level.small_blind, level.big_blind] if level else [0, 0],
-            currency=None,  # chips, not money
-            buy_in=None,
-            button=button - 1 if button is not None else None,
-            seats=[
-                SnapshotSeat(
-                    seat=number - 1,
-                    player=entry,
-                    stack=self._start_stacks.get(entry, self.stacks[entry])
-                    if entry in dealt
-                    else self.stacks[entry],
-                    sitting_out=self.presence.sitting_out(entry),
-                    waiting=False,
-                    in_hand=entry in dealt,
-                    disconnected=entry in self.presence.disconnected,
-                    bounty=_or_unset(None if bounty_of is None else bounty_of(entry)),  # T-14
-                )
-                for number, entry in sorted(self.seats.items())
-            ],
-            hand=self.driver.view(player),
-            tournament_id=self.tournament_id,
-            ante=level.ante if level else 0,
-        )
+        shown = {e: self._start_stacks.get(e, self.stacks[e]) for e in dealt if e in self.stacks}
+        return table_snapshot(
+            self.wire_id, self.max_seats, self._level, self.button, self.seats,
+            {**self.stacks, **shown}, dealt, self.presence, self.bounty_of,
+            self.driver.view(player), self.tournament_id,
+        )  # fmt: skip
 
     def snapshot_message(self, player: str) -> TableSnapshot:
         """The `table_snapshot` frame for one player."""
@@ -542,8 +496,3 @@ class TournamentTable:
                 self.presence.forget(knockout.entry, now)
             self._start_stacks = {}
             self.listener.hand_ended(self, result)
-
-
-def _or_unset(value: int | None) -> int | UnsetType:
-    """A value, or UNSET (left out of the frame) for None."""
-    return UNSET if value is None else value

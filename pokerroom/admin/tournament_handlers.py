@@ -191,7 +191,7 @@ def tournament_create(ctx: Context, args: CreateArgs) -> Deferred[dict[str, Any]
     actor = scheduler._actor(config)
     scheduler.actors[tid] = actor
     audit = _audited(ctx, "tournament_create", tid, args.reason)
-    written = actor.open_by_staff(audit)
+    written = actor.staff.open_by_staff(audit)
 
     def opened(_: object) -> dict[str, Any]:
         if scheduler.on_change is not None:
@@ -201,8 +201,7 @@ def tournament_create(ctx: Context, args: CreateArgs) -> Deferred[dict[str, Any]
     def failed(failure: Any) -> Any:
         if scheduler.actors.get(tid) is actor:
             del scheduler.actors[tid]
-        if actor._start_call is not None and actor._start_call.active():
-            actor._start_call.cancel()
+        actor.cancel_start()
         actor.status = "cancelled"
         return failure
 
@@ -215,7 +214,7 @@ def tournament_delay(ctx: Context, args: DelayArgs) -> Deferred[dict[str, Any]]:
     by `tournament_status`); T-3's unregistration deadline moves with the start."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_delay", actor.tid, args.reason)
-    return actor.delay(args.minutes * 60, audit).addCallback(_with_audit(audit))
+    return actor.staff.delay(args.minutes * 60, audit).addCallback(_with_audit(audit))
 
 
 @command("tournament_pause", TournamentChangeArgs, Role.DIRECTOR, changes=True)
@@ -224,7 +223,7 @@ def tournament_pause(ctx: Context, args: TournamentChangeArgs) -> Deferred[dict[
     still, until `tournament_resume`. Not on a break (T-11)."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_pause", actor.tid, args.reason)
-    return actor.pause_play(audit).addCallback(_with_audit(audit))
+    return actor.staff.pause_play(audit).addCallback(_with_audit(audit))
 
 
 @command("tournament_resume", TournamentChangeArgs, Role.DIRECTOR, changes=True)
@@ -232,7 +231,7 @@ def tournament_resume(ctx: Context, args: TournamentChangeArgs) -> Deferred[dict
     """Every table deals again; the level clock runs on from where it stood."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_resume", actor.tid, args.reason)
-    return actor.resume_play(audit).addCallback(_with_audit(audit))
+    return actor.staff.resume_play(audit).addCallback(_with_audit(audit))
 
 
 @command("tournament_add_time", AddTimeArgs, Role.DIRECTOR, changes=True)
@@ -241,7 +240,7 @@ def tournament_add_time(ctx: Context, args: AddTimeArgs) -> Deferred[dict[str, A
     goes on). Not on a break (T-11)."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_add_time", actor.tid, args.reason)
-    return actor.add_level_time(args.seconds, audit).addCallback(_with_audit(audit))
+    return actor.staff.add_level_time(args.seconds, audit).addCallback(_with_audit(audit))
 
 
 @command("tournament_cancel", TournamentReasonArgs, Role.DIRECTOR, changes=True)
@@ -252,7 +251,7 @@ def tournament_cancel(ctx: Context, args: TournamentReasonArgs) -> Deferred[dict
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_cancel", actor.tid, args.reason)
     why = f"cancelled by staff {ctx.staff}: {args.reason}"
-    d = actor.staff_cancel(CancelReason.STAFF, why, audit)
+    d = actor.staff.staff_cancel(CancelReason.STAFF, why, audit)
     return d.addCallback(_with_audit(audit))
 
 
@@ -265,7 +264,7 @@ def tournament_move(ctx: Context, args: MoveArgs) -> Deferred[dict[str, Any]]:
     nearest their position to the blinds; they get `tournament_seat` and the new table."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_move", args.player, args.reason)
-    return actor.move_player(args.player, args.table, audit).addCallback(_with_audit(audit))
+    return actor.staff.move_player(args.player, args.table, audit).addCallback(_with_audit(audit))
 
 
 @command("tournament_chips", ChipsArgs, Role.FLOOR, changes=True)
@@ -274,7 +273,7 @@ def tournament_chips(ctx: Context, args: ChipsArgs) -> Deferred[dict[str, Any]]:
     the chip total stays consistent; the correction is kept with its audit row."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_chips", args.player, args.reason)
-    d = actor.correct_chips(args.player, args.chips, ctx.staff, audit)
+    d = actor.staff.correct_chips(args.player, args.chips, ctx.staff, audit)
     return d.addCallback(_with_audit(audit))
 
 
@@ -284,7 +283,7 @@ def tournament_disqualify(ctx: Context, args: PlayerReasonArgs) -> Deferred[dict
     knocked out in that hand, below every player knocked out in it; no new entry."""
     actor = _actor(ctx, args.tournament_id)
     audit = _audited(ctx, "tournament_disqualify", args.player, args.reason)
-    return actor.disqualify(args.player, audit).addCallback(_with_audit(audit))
+    return actor.staff.disqualify(args.player, audit).addCallback(_with_audit(audit))
 
 
 # --------------------------------------------------------------------------- money (T-15, T-18)
@@ -300,7 +299,7 @@ def tournament_prizes(ctx: Context, args: PrizesArgs) -> Deferred[dict[str, Any]
         raise ProtocolError(director_errors.NOT_ALLOWED, f"the tournament is {actor.status}")
     actor.fix_pool_now()
     audit = _audited(ctx, "tournament_prizes", actor.tid, args.reason)
-    d = actor.change_prizes(
+    d = actor.prize_changes.change_prizes(
         args.amounts, by=ctx.staff, reason=args.reason, key=args.key, rounding=args.rounding,
         seats_in_cash=args.seats_in_cash, audit=audit(
             None if actor.prizes is None else list(actor.prizes.amounts),
@@ -339,7 +338,7 @@ def tournament_outage(ctx: Context, args: OutageArgs) -> Deferred[dict[str, Any]
                 )
             audit = _audited(ctx, "tournament_outage", tid, args.reason)
             why = f"cancelled for outage by staff {ctx.staff} (the start-up had {decision})"
-            d = actor.staff_cancel(CancelReason.OUTAGE, why[:500], audit)
+            d = actor.staff.staff_cancel(CancelReason.OUTAGE, why[:500], audit)
             return d.addCallback(_with_audit(audit))
 
         return ctx.read(views.decision_of, tid).addCallback(refund)

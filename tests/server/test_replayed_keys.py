@@ -85,7 +85,7 @@ def forget_everything(room: Room, scheduler: TournamentScheduler, tid: str, name
     """What a restart forgets: the lobby's answers and the tournament's keys (the ledger and
     the tournament's rows stay)."""
     room.lobby.replies.forget(name)
-    scheduler.actors[tid]._keyed.clear()
+    scheduler.actors[tid].requests.keys.keyed.clear()
 
 
 def test_a_registration_key_replayed_after_unregistering_and_a_restart_buys_nothing(

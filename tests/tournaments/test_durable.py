@@ -35,7 +35,7 @@ from tournaments.config import OutageSettings, make_config
 from tournaments.desk import TournamentDesk
 from tournaments.director.entries import can_rebuy
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.durable import WAITING
+from tournaments.durable_writes import WAITING
 from tournaments.results import Result
 from tournaments.schedule import TournamentScheduler
 from tournaments.simulation import START, Bots, Pump

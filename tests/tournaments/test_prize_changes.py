@@ -70,7 +70,9 @@ def test_a_raise_is_paid_by_the_house_audited_and_paid_out(room: Room) -> None:
     old = actor.prizes
     assert old is not None
     raised = (old.amounts[0] + 1_000, *old.amounts[1:])
-    done = room.wait(actor.change_prizes(raised, by="staff1", reason="sponsor", key="k1"))
+    done = room.wait(
+        actor.prize_changes.change_prizes(raised, by="staff1", reason="sponsor", key="k1")
+    )
     assert done.added == 1_000 and actor.prizes == done.new
     assert room.balance(OVERLAY) == 4_000
     (audit,) = changes(room, "t15")
@@ -80,7 +82,9 @@ def test_a_raise_is_paid_by_the_house_audited_and_paid_out(room: Room) -> None:
     assert record is not None and record.prizes == done.new and record.prize_added == 1_000
     transfer = get_transfer(room.engine, key=audit.ledger_key)
     assert transfer is not None and transfer.transfer.kind == "overlay"
-    again = room.wait(actor.change_prizes(raised, by="staff1", reason="sponsor", key="k1"))
+    again = room.wait(
+        actor.prize_changes.change_prizes(raised, by="staff1", reason="sponsor", key="k1")
+    )
     assert again == done and len(changes(room, "t15")) == 1 and room.balance(OVERLAY) == 4_000
     room.run_to_end(actor)
     (first,) = [r for r in actor.results if r.place == 1]
@@ -106,7 +110,9 @@ def test_a_lowering_or_unbalancing_change_is_refused_and_changes_nothing(
     actor = running(room)
     old = actor.prizes
     assert old is not None
-    error = room.failure(actor.change_prizes(change(old.amounts), by="s", reason="r", key="k"))  # type: ignore[operator]
+    error = room.failure(
+        actor.prize_changes.change_prizes(change(old.amounts), by="s", reason="r", key="k")
+    )  # type: ignore[operator]
     assert isinstance(error, DirectorError) and error.code == code
     assert actor.prizes == old and changes(room, "t15") == ()
     assert room.balance(OVERLAY) == 5_000 and room.check()
@@ -118,7 +124,9 @@ def test_a_raise_the_house_cannot_pay_is_refused_and_undone(room: Room) -> None:
     old = actor.prizes
     assert old is not None
     error = room.failure(
-        actor.change_prizes((old.amounts[0] + 1, *old.amounts[1:]), by="s", reason="r", key="k")
+        actor.prize_changes.change_prizes(
+            (old.amounts[0] + 1, *old.amounts[1:]), by="s", reason="r", key="k"
+        )
     )
     assert error.code == "insufficient_funds"
     assert actor.prizes == old and actor.payouts.pool_total == old.pool
@@ -131,7 +139,7 @@ def test_a_prize_change_before_the_table_is_fixed_is_refused(room: Room) -> None
     actor = room.actor(config("early"))
     room.fund_player("a", BUY_IN + FEE)
     room.wait(actor.register("a"))
-    error = room.failure(actor.change_prizes((100,), by="s", reason="r", key="k"))
+    error = room.failure(actor.prize_changes.change_prizes((100,), by="s", reason="r", key="k"))
     assert error.code == errors.PRIZES_NOT_FIXED
 
 
@@ -153,9 +161,11 @@ def test_cash_in_place_of_seats_pays_wallets_and_issues_no_ticket(room: Room) ->
     assert seats[:2] == (3300, 3300)
     raised = (3400, 3400, *seats[2:])
     with pytest.raises(DirectorError) as info:  # a seat is not raised while it stays a seat
-        room.wait(sat.change_prizes(raised, by="s", reason="r", key="no"))
+        room.wait(sat.prize_changes.change_prizes(raised, by="s", reason="r", key="no"))
     assert info.value.code == errors.BAD_PRIZES
-    done = room.wait(sat.change_prizes(raised, by="s", reason="cash", key="k", seats_in_cash=True))
+    done = room.wait(
+        sat.prize_changes.change_prizes(raised, by="s", reason="cash", key="k", seats_in_cash=True)
+    )
     assert done.seats_in_cash and done.added == 200
     room.run_to_end(sat)
     winners = [r.entry for r in sat.results if r.place == 1]

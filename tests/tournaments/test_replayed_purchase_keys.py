@@ -7,8 +7,9 @@ moves nothing. The actor must then answer from what the key paid for — never b
 - its money went back (the player unregistered): `request_undone`, nothing written;
 - the key paid for something else: `idempotency_conflict`.
 
-"Forgot" is `actor._keyed.clear()` (what a new process starts with), and once a real restart
-(the scheduler's recovery on the same database). Real SQLite and PostgreSQL, a fake clock.
+"Forgot" is `actor.requests.keys.keyed.clear()` (what a new process starts with), and once a
+real restart (the scheduler's recovery on the same database). Real SQLite and PostgreSQL, a
+fake clock.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def entries(room: Room, tid: str) -> dict[tuple[str, int], str]:
 
 def forget(actor: TournamentActor) -> None:
     """What a restart does to the actor's memory of keys (and the lobby's, a day later)."""
-    actor._keyed.clear()
+    actor.requests.keys.keyed.clear()
 
 
 def settle(room: Room, actor: TournamentActor) -> None:
@@ -280,7 +281,7 @@ def test_p2_keys_across_a_real_restart(room: Room) -> None:
     settle(room, first)
     restart = Restart(room, 60.0)
     actor = restart.actor("rs")
-    assert sorted(actor.state.players) == ["fay", "hal"] and not actor._keyed
+    assert sorted(actor.state.players) == ["fay", "hal"] and not actor.requests.keys.keyed
     again = room.wait(actor.register("fay", key=fay))
     assert (again.state.players["fay"].entries, again.chips) == (1, answer.chips)
     refused = room.failure(actor.register("gus", key=gus))
@@ -318,11 +319,11 @@ def test_p2_t4_a_rebuy_key_replayed_after_a_restart_buys_no_chips(room: Room) ->
     b1 = ledger_key("ivy", "b1")
     first = room.wait(actor.rebuy("ivy", key=b1))
     assert first.chips == 1000
-    stack, issued = actor._stack("ivy"), actor.chips_issued
+    stack, issued = actor.requests._stack("ivy"), actor.chips_issued
     forget(actor)
     again = room.wait(actor.rebuy("ivy", key=b1))
     assert (again.action, again.chips) == ("rebuy", 1000)
-    assert actor._stack("ivy") == stack and actor.chips_issued == issued
+    assert actor.requests._stack("ivy") == stack and actor.chips_issued == issued
     assert actor.state.players["ivy"].rebuys == 1
     assert [p for p in payments(room, "rb") if p[0] == "ivy"] == [
         ("ivy", 1, "entry", "tourney:rb:register:ivy:1"),

@@ -210,7 +210,9 @@ def test_buttons_banks_sit_outs_and_a_pause_stand_through_a_resume(room: Room) -
     hands = table.hands_played
     while table.hands_played < hands + 2:  # stored with the table's next completed hand
         advance(room, actor)
-    room.wait(actor.pause_play(RecorderAudit(DIRECTOR, "tournament_pause", actor.tid, "t", 1)))
+    room.wait(
+        actor.staff.pause_play(RecorderAudit(DIRECTOR, "tournament_pause", actor.tid, "t", 1))
+    )
     while any(t.hand_running for t in actor.floor.tables.values()):
         advance(room, actor)
     room.wait(actor.pending())
@@ -238,7 +240,9 @@ def test_buttons_banks_sit_outs_and_a_pause_stand_through_a_resume(room: Room) -
     room.clock.advance(120)
     room.settle(again)
     assert floor.hands == dealt and not any(t.hand_running for t in floor.tables.values())
-    room.wait(again.resume_play(RecorderAudit(DIRECTOR, "tournament_resume", again.tid, "t", 2)))
+    room.wait(
+        again.staff.resume_play(RecorderAudit(DIRECTOR, "tournament_resume", again.tid, "t", 2))
+    )
     room.run_to_end(again)
     assert again.status == "finished"
     compared = 0

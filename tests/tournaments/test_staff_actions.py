@@ -151,7 +151,7 @@ def test_a_paused_tournament_deals_nothing_and_its_level_clock_stands_still(room
     room.advance(20, actor, step=0.5)
     level_before = actor.floor.level()
     pause = row("tournament_pause", actor.tid)
-    answer = room.wait(actor.pause_play(pause))
+    answer = room.wait(actor.staff.pause_play(pause))
     assert answer["paused"] and pause.audit_id is not None
     until(room, actor, lambda: not any(t.hand_running for t in actor.floor.tables.values()))
     hands = actor.floor.hands
@@ -163,10 +163,10 @@ def test_a_paused_tournament_deals_nothing_and_its_level_clock_stands_still(room
     assert round((level.ends_at - room.clock.seconds()) * 1000) == left
     assert stored(room, actor.tid).level_ms_left == left
     with pytest.raises(DirectorError) as again:
-        actor.pause_play(row("tournament_pause", actor.tid))
+        actor.staff.pause_play(row("tournament_pause", actor.tid))
     assert again.value.code == "no_change"
     resume = row("tournament_resume", actor.tid)
-    room.wait(actor.resume_play(resume))
+    room.wait(actor.staff.resume_play(resume))
     room.advance(30, actor, step=0.5)
     assert actor.floor.hands > hands
     assert actor.floor.level().index == 0  # 20 s + 30 s of the 300 s level played
@@ -187,7 +187,7 @@ def test_added_time_makes_the_current_level_longer_and_never_goes_back(room: Roo
     old_end = actor.floor.level().ends_at
     assert old_end is not None
     added = row("tournament_add_time", actor.tid)
-    answer = room.wait(actor.add_level_time(120, added))
+    answer = room.wait(actor.staff.add_level_time(120, added))
     assert answer["level"] == 2
     assert actor.floor.level().ends_at == pytest.approx(old_end + 120)
     stored_left = stored(room, actor.tid).level_ms_left
@@ -211,7 +211,7 @@ def test_a_delay_moves_the_start_and_is_stored(room: Room) -> None:
         room.fund_player(f"q{n}", BUY_IN + FEE)
         room.wait(actor.register(f"q{n}"))
     delayed = row("tournament_delay", "d1")
-    answer = room.wait(actor.delay(600, delayed))
+    answer = room.wait(actor.staff.delay(600, delayed))
     assert answer["starts_at_ms"] == round((START + 660) * 1000)
     config = stored(room, "d1").config
     assert config["registration"]["starts_at"] == START + 660
@@ -220,7 +220,7 @@ def test_a_delay_moves_the_start_and_is_stored(room: Room) -> None:
     room.advance(560, actor, step=1)
     assert actor.status == "running"
     with pytest.raises(DirectorError):
-        actor.delay(60, row("tournament_delay", "d1"))
+        actor.staff.delay(60, row("tournament_delay", "d1"))
     assert [r.action for r in audit_rows(room)] == ["tournament_delay"]
 
 
@@ -233,7 +233,7 @@ def test_a_chip_correction_waits_for_the_hand_and_keeps_the_chip_total(room: Roo
     entry = sorted(table.stacks)[0]
     issued = actor.chips_issued
     fixed = row("tournament_chips", entry)
-    answer = actor.correct_chips(entry, 3333, "flo", fixed)
+    answer = actor.staff.correct_chips(entry, 3333, "flo", fixed)
     room.settle(actor)
     assert not answer.called and table.hand_running  # the hand is still running
     changed = outcome(room, actor, answer)
@@ -258,13 +258,13 @@ def test_a_move_takes_the_player_to_the_other_table_between_hands(room: Room) ->
     source = next(t for t in actor.floor.tables.values() if t is not short)
     entry = sorted(source.stacks)[0]
     with pytest.raises(DirectorError) as unknown:
-        actor.move_player(entry, 99, row("tournament_move", entry))
+        actor.staff.move_player(entry, 99, row("tournament_move", entry))
     assert unknown.value.code == "unknown_table"
     with pytest.raises(DirectorError) as nobody:
-        actor.move_player("nobody", short.table_id, row("tournament_move", "nobody"))
+        actor.staff.move_player("nobody", short.table_id, row("tournament_move", "nobody"))
     assert nobody.value.code == "not_seated"
     moved = row("tournament_move", entry)
-    answer = outcome(room, actor, actor.move_player(entry, short.table_id, moved))
+    answer = outcome(room, actor, actor.staff.move_player(entry, short.table_id, moved))
     assert answer["player"] == entry and tables == sorted(actor.floor.tables)
     assert moved.audit_id is not None
     [audit_row] = audit_rows(room)
@@ -291,7 +291,7 @@ def test_a_disqualified_player_leaves_with_the_chips_and_cannot_enter_again(room
     entry = sorted(table.stacks)[0]
     left = actor.players_left()
     out = row("tournament_disqualify", entry)
-    answer = outcome(room, actor, actor.disqualify(entry, out))
+    answer = outcome(room, actor, actor.staff.disqualify(entry, out))
     assert answer["place"] == left and answer["chips_removed"] > 0
     assert entry not in actor.alive and entry in actor.staff.disqualified
     room.settle(actor)
@@ -315,7 +315,7 @@ def test_a_staff_cancellation_of_a_running_tournament_is_refunded_by_the_job(roo
     table = in_hand(room, actor)
     entry = table.to_act() or sorted(table.stacks)[0]
     cancelled = row("tournament_cancel", actor.tid)
-    answer = room.wait(actor.staff_cancel(store.CancelReason.STAFF, "test", cancelled))
+    answer = room.wait(actor.staff.staff_cancel(store.CancelReason.STAFF, "test", cancelled))
     assert answer["status"] == "cancelled"
     with pytest.raises(ProtocolError) as no_hand:
         table.act(entry, "fold")
@@ -336,12 +336,12 @@ def test_time_added_during_a_pause_is_held_from_the_resume(room: Room) -> None:
     the stored clock says so."""
     actor = started(room)
     room.advance(15, actor, step=0.5)
-    paused = room.wait(actor.pause_play(row("tournament_pause", actor.tid)))
+    paused = room.wait(actor.staff.pause_play(row("tournament_pause", actor.tid)))
     left = paused["level_ms_left"] / 1000
-    added = room.wait(actor.add_level_time(60, row("tournament_add_time", actor.tid)))
+    added = room.wait(actor.staff.add_level_time(60, row("tournament_add_time", actor.tid)))
     assert added["level_ms_left"] == pytest.approx((left + 60) * 1000, abs=1)
     room.advance(100, actor, step=5)
-    room.wait(actor.resume_play(row("tournament_resume", actor.tid)))
+    room.wait(actor.staff.resume_play(row("tournament_resume", actor.tid)))
     resumed_at = room.clock.seconds()
     level = actor.floor.level()
     assert level.index == 0 and level.ends_at == pytest.approx(resumed_at + left + 60)

@@ -342,7 +342,7 @@ def test_stakes_are_stored_and_a_restart_keeps_them(room: Room) -> None:
     room.wait(actor.stakes.buy("c", offer.offer_id, 1000, "kc"))
     room.wait(actor.pending())
     book = actor.stakes.book
-    actor._start_call.cancel()  # the process stops here
+    actor.cancel_start()  # the process stops here
     now_ms = round(room.clock.seconds() * 1000)
     decided = recovery.decide(room.engine, now_ms)
     (choice,) = [c for c in decided.choices if c.tournament_id == tid]
