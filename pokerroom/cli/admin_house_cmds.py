@@ -16,8 +16,8 @@ FUNDABLE = ("casino_bankroll", "casino_jackpot_seed", "house_overlay")
 
 
 def bankroll_hints(bankrolls: dict[str, int]) -> list[str]:
-    """`serve`'s start-up hint for each casino currency whose bankroll is empty: the first win
-    would be void and close its table (docs/CASINO.md)."""
+    """`serve`'s start-up hint for each casino currency whose bankroll is empty: its tables wait
+    (`waiting_for_bankroll`) until it covers a round (K-12, docs/CASINO.md)."""
     return [
         f"  casino bankroll is {money(0, currency)}: fund it with pokerroom admin house fund"
         f" casino_bankroll AMOUNT --currency {currency} --reason ..."
