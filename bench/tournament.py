@@ -1,6 +1,6 @@
 """Benchmark: a 10,000-entry freezeout simulated to the end.
 
-Runs `tournaments.simulation.simulate` (the real director, tables and LedgerService on a
+Runs `tournaments.ops.simulation.simulate` (the real director, tables and LedgerService on a
 temporary SQLite file, bots acting at once by a policy, a fake clock) and prints wall and CPU
 time, the time spent registering (10,000 buy-in transfers), playing, and in the director's
 balancer, hands, hands per entry and per second, tables at peak, and the bots' decisions.
@@ -26,14 +26,14 @@ from typing import Any
 
 import structlog
 
-import tournaments.recorder
+import tournaments.actor.recorder
 from pokerroom.ledger import make_engine, upgrade
 from pokerroom.table.bot_policy import POLICIES
-from tournaments.simulation import simulate
+from tournaments.ops.simulation import simulate
 
 #: The writer thread's time inside the recorder's commits: [CPU seconds, wall seconds].
 WRITER = [0.0, 0.0]
-_commit = tournaments.recorder.commit_groups
+_commit = tournaments.actor.recorder.commit_groups
 
 
 def _timed_commit(engine: Any, groups: Any) -> Any:
@@ -62,7 +62,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-tournament-"))
     engine = make_engine(f"sqlite:///{folder / 'bench.sqlite'}")
     upgrade(engine)
-    tournaments.recorder.commit_groups = _timed_commit
+    tournaments.actor.recorder.commit_groups = _timed_commit
     began = time.perf_counter()
     cpu = time.process_time()
     main_cpu = time.thread_time()

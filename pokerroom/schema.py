@@ -8,7 +8,7 @@ import sqlalchemy as sa
 def all_metadata() -> list[sa.MetaData]:
     """The MetaData of the ledger (cash tables on it), server, staff, tournaments, jobs, casino."""
     import pokerroom.cash.schema  # noqa: F401  (declares the cash tables on the ledger's metadata)
-    import tournaments.stake_store  # noqa: F401  (staking and deal tables on the tournaments')
+    import tournaments.store.stake_store  # noqa: F401  (staking and deal tables on the tournaments')
     from pokerroom.admin.schema import metadata as admin_metadata
     from pokerroom.casino.schema import metadata as casino_metadata
     from pokerroom.jobs.schema import metadata as jobs_metadata

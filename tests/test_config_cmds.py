@@ -17,7 +17,7 @@ from pokerroom.server.settings import RoomSettings, SettingsError, load_settings
 from pokerroom.typed_config import ConfigProblems
 from tournaments.director.deal_flow import DealSettings
 from tournaments.director.errors import DirectorError
-from tournaments.schedule_file import (
+from tournaments.ops.schedule_file import (
     BOUNTY_KINDS,
     DEAL_KINDS,
     ENTRY_KINDS,

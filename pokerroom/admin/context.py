@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pokerroom.ledger import LedgerService
     from pokerroom.server.hub import Hub
     from pokerroom.server.lobby import Lobby
-    from tournaments.schedule import TournamentScheduler
+    from tournaments.ops.schedule import TournamentScheduler
 
 T = TypeVar("T")
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from pokerroom.server.hub import Hub
     from pokerroom.server.listeners import HeldListener
     from pokerroom.server.lobby import Lobby
-    from tournaments.schedule import TournamentScheduler
+    from tournaments.ops.schedule import TournamentScheduler
 
 log = structlog.get_logger("pokerroom.admin")
 

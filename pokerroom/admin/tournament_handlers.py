@@ -1,13 +1,12 @@
 """The admin commands for tournaments (docs/ADMIN.md, "Tournaments").
 
 Each is one typed args class (in `tournament_args.py`) and one function, like the others
-(`pokerroom.admin.handlers`). Reads come from the tournament actors in memory (and the database
-for tournaments only it knows). A change checks what it can at once (refused: nothing changed,
-no audit row, P-1), then asks the tournament's actor (`tournaments.staff_actions`), which writes
-the change and its audit row in one unit of the tournament's recorder (`Context.audit_row`): one
+(`pokerroom.admin.handlers`). Reads come from the tournament actors in memory (and the database for
+tournaments only it knows). A change checks what it can at once (refused: nothing changed, no audit
+row, P-1), then asks the tournament's actor (`tournaments.actor.staff_actions`), which writes the
+change and its audit row in one unit of the tournament's recorder (`Context.audit_row`): one
 transaction, in order with the tournament's own decisions. A change at a table waits for that
-table's hand boundary (T-10) and is answered once stored.
-"""
+table's hand boundary (T-10) and is answered once stored."""
 
 from __future__ import annotations
 
@@ -39,16 +38,16 @@ from pokerroom.admin.tournament_args import (
 )
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
-from tournaments import recovery
 from tournaments.config import OutageSettings, make_config
 from tournaments.director import errors as director_errors
 from tournaments.director.prize_changes import PrizeChange
+from tournaments.ops import recovery
 from tournaments.satellite_target import SatelliteTarget
 from tournaments.store import CancelReason
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
-    from tournaments.schedule import TournamentScheduler
+    from tournaments.actor.tournament import TournamentActor
+    from tournaments.ops.schedule import TournamentScheduler
 
 
 # --------------------------------------------------------------------------- finding one

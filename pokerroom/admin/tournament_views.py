@@ -28,10 +28,10 @@ from pokerroom.protocol.errors import ProtocolError
 from tournaments import store
 from tournaments.director import errors as director_errors
 from tournaments.director.entries import prize_pool_status
-from tournaments.recovery import Stored, config_of
+from tournaments.ops.recovery import Stored, config_of
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.actor.tournament import TournamentActor
 
 #: The refund job's name: its lock is taken by `resume_work` (no run may plan meanwhile).
 REFUNDS_JOB = "refunds"

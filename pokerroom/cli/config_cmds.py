@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pokerroom.server.settings import RoomSettings
-    from tournaments.schedule import Schedule, ScheduleEntry
+    from tournaments.ops.schedule import Schedule, ScheduleEntry
 
 #: The line of the shipped room.toml that names the shipped schedule, and what `init` writes.
 SHIPPED_SCHEDULE_LINE = 'schedule = "tournaments/schedule/schedule.toml"'
@@ -95,7 +95,7 @@ def check_config(config_path: str | None, schedule_path: str | None, as_json: bo
     """Check a room config and its schedule: what they define, or one line per problem."""
     from pokerroom.server.settings import SettingsError, load_settings
     from pokerroom.typed_config import ConfigProblems
-    from tournaments.schedule import load_schedule_file
+    from tournaments.ops.schedule import load_schedule_file
 
     problems: list[str] = []
     settings = None
@@ -152,7 +152,7 @@ def _schedule_file(
 
 def _entry(entry: ScheduleEntry) -> dict[str, Any]:
     """One schedule entry as the report shows it (money in cents)."""
-    from tournaments.bounty_book import FORMAT_OF
+    from tournaments.actor.bounty_book import FORMAT_OF
 
     return {
         "name": entry.name,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pokerroom.server.reactor import IRoomReactor
     from pokerroom.server.service import RoomService
     from pokerroom.server.settings import RoomSettings
-    from tournaments.schedule import Schedule
+    from tournaments.ops.schedule import Schedule
 
 DB_HELP = (
     f"SQLAlchemy URL of the database (default: ${ENV_VAR}, else sqlite:///pokerroom.sqlite in "
@@ -130,7 +130,7 @@ def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
 def schedule_file(settings: RoomSettings) -> Path | None:
     """The tournament schedule file the settings name: their file, else the built-in one (if
     present); None when they say "" (no tournaments)."""
-    from tournaments.schedule import SCHEDULE_FILE
+    from tournaments.ops.schedule import SCHEDULE_FILE
 
     if settings.schedule == "":
         return None
@@ -142,7 +142,7 @@ def schedule_file(settings: RoomSettings) -> Path | None:
 def room_schedule(settings: RoomSettings) -> Schedule | None:
     """The tournament schedule the room runs (`schedule_file`), or None: no tournaments.
     ValueError on a bad file."""
-    from tournaments.schedule import load_schedule_file
+    from tournaments.ops.schedule import load_schedule_file
 
     path = schedule_file(settings)
     return None if path is None else load_schedule_file(path)

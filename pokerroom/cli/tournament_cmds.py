@@ -63,7 +63,7 @@ def simulate_command(
     the policy chosen. Afterwards the database passes `pokerroom ledger check`.
     """
     from pokerroom.server.logs import configure_logging
-    from tournaments.simulation import CURRENCY, simulate
+    from tournaments.ops.simulation import CURRENCY, simulate
     from tournaments.templates import load_structures
 
     configure_logging("console", stream=sys.stderr, level="warning")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from pokerroom.ledger.kinds import AccountKind, AccountRef
-from tournaments import stake_store, store
+from tournaments import store
 from tournaments.director.money import (
     HOUSE_FEES,
     HOUSE_OVERLAY,
@@ -31,7 +31,8 @@ from tournaments.director.refunds import (
     outage_refunds,
 )
 from tournaments.director.registration import Funding
-from tournaments.stake_refunds import apply_stakes
+from tournaments.store import stake_store
+from tournaments.store.stake_refunds import apply_stakes
 
 PRIZE_COMPONENTS = ("pool_equal_share", "pool_chip_share", "next_prize")
 ROUNDING = "rounding"  # house row: T-7, what the per-player round-downs leave
@@ -67,7 +68,7 @@ def plan_rows(
     stopped: store.StoppedTournament, staking: stake_store.StakingRows | None = None
 ) -> TournamentPlan:
     """T-18's plan for the stored state, as one row per transfer to make (no I/O); with the
-    tournament's stakes, T-17 applied (`tournaments.stake_refunds`: buyers share a seller's
+    tournament's stakes, T-17 applied (`tournaments.store.stake_refunds`: buyers share a seller's
     refund in the same transfer, purchases back before the start, held escrow released)."""
     record = stopped.record
     tid, currency = record.id, record.currency

@@ -25,7 +25,7 @@ Where the money goes (T-3, T-16; docs/OPERATIONS.md):
   2 and 3 only the fee of a ticket entry comes back, which is not a seat: it is paid as T$
   (T-16: a seat's value that cannot be used as a seat is T$);
 - prize money (pool shares, next prize) and a current bounty in cases 2 and 3 go to the wallet,
-  as prizes and bounties do (tournaments/payout_runner.py, tournaments/director/bounties.py).
+  as prizes and bounties do (tournaments/actor/payout_runner.py, tournaments/director/bounties.py).
 - a ticket whose account is whole again (case 1: its entry's buy-in, bounty part and fee are
   back) is given back to its owner in the transaction of the row that completed it: usable
   at its buy-in level (its target is cancelled), or, if the cancelled tournament's rules say
@@ -33,7 +33,7 @@ Where the money goes (T-3, T-16; docs/OPERATIONS.md):
 Sources: `house_fees` for fees, the tournament's `prize_pool` for buy-ins and pool shares, its
 `bounty_pool` for bounties.
 
-T-17 (`tournaments.stake_refunds`): before the start every purchase of a seller's action comes
+T-17 (`tournaments.store.stake_refunds`): before the start every purchase of a seller's action comes
 back from the `staking_escrow` (a row per purchase); after it, a seller's held escrow is paid
 to them and each part of their refund paid to their wallet is shared with their buyers in that
 part's own transfer (the row's destinations), the rest of the split to house rounding (T-7).
@@ -58,14 +58,15 @@ from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind
 from pokerroom.ledger.posting import StaleIds
 from pokerroom.ledger.schema import accounts as accounts_table
 from pokerroom.ledger.transfers import Transfer, transfer_on
-from tournaments import stake_store, store
+from tournaments import store
 from tournaments.director.money import (
     bounty_pool,
     prize_pool,
     staking_escrow,
 )
 from tournaments.director.tickets import OnCancel, TicketState, give_back, target_cancelled
-from tournaments.stake_refunds import record_paid
+from tournaments.store import stake_store
+from tournaments.store.stake_refunds import record_paid
 
 NAME = "refunds"
 

@@ -1,5 +1,5 @@
 """What a request handler answers, shared by the lobby (pokerroom.server.lobby), the
-tournament desk (tournaments.desk) and the session that sends it (pokerroom.protocol.session).
+tournament desk (tournaments.desk.desk) and the session that sends it (pokerroom.protocol.session).
 
 It lives below all three, so that none of them imports another for a type.
 """

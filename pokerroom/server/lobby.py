@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from pokerroom.cash import TableActor
     from pokerroom.chat.service import Mute
     from pokerroom.server.casino_desk import CasinoDesk
-    from tournaments.desk import TournamentDesk
+    from tournaments.desk.desk import TournamentDesk
 
 log = structlog.get_logger("pokerroom.lobby")
 

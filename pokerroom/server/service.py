@@ -54,8 +54,8 @@ from pokerroom.server.settings import RoomSettings
 from pokerroom.server.throttle import LoginThrottle
 
 if TYPE_CHECKING:
-    from tournaments.desk import TournamentDesk
-    from tournaments.schedule import Schedule, ScheduleEntry, TournamentScheduler
+    from tournaments.desk.desk import TournamentDesk
+    from tournaments.ops.schedule import Schedule, ScheduleEntry, TournamentScheduler
 
 log = structlog.get_logger("pokerroom.server")
 #: How often expired resume tokens are forgotten.
@@ -117,8 +117,8 @@ class RoomService(MultiService):
             entries, structures = schedule.entries, schedule.structures
         if entries:  # the recurring tournaments (docs/SERVER.md, "Tournaments")
             import pokerroom.protocol.catalog  # noqa: F401  (registers the types)
-            from tournaments.desk import TournamentDesk
-            from tournaments.schedule import TournamentScheduler
+            from tournaments.desk.desk import TournamentDesk
+            from tournaments.ops.schedule import TournamentScheduler
 
             self.desk = TournamentDesk(self.hub)
             self.tournaments = TournamentScheduler(

@@ -3,7 +3,7 @@
 A policy gets a `Situation` (the player's cards, the board, stacks in chips, the legal action
 set) and a `roll` in [0, 1) drawn by the caller from its own seeded RNG, and returns a
 `Decision`; no I/O, no clock, no global random. The in-process tournament simulation
-(`tournaments.simulation`, from the engine's hand: `situation_of`) and the protocol bots
+(`tournaments.ops.simulation`, from the engine's hand: `situation_of`) and the protocol bots
 (`pokerroom.server.bots`, from the frames they received) both build a `Situation` and call the
 same functions.
 

@@ -1,7 +1,7 @@
 """HandDriver: one hand at one table, from the shuffle to the result (C-5, C-6, C-7, C-14, C-15).
 
-Cash tables (`pokerroom.cash.TableActor`) and tournament tables (`tournaments.table`) each own a
-driver and call it; neither inherits from it (docs/ARCHITECTURE.md rule 13). The driver:
+Cash tables (`pokerroom.cash.TableActor`) and tournament tables (`tournaments.tables.table`) each
+own a driver and call it; neither inherits from it (docs/ARCHITECTURE.md rule 13). The driver:
 
 - deals a hand the table has planned, with the table's injected random source (C-15);
 - asks each player in turn (`action_request` with the deadline and the bank) and runs the

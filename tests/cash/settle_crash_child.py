@@ -31,7 +31,7 @@ from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.transfers import move
 from pokerroom.protocol.events import ServerMessage, as_dict
 from pokerroom.table.driver import HandDriver
-from tournaments.simulation import Pump
+from tournaments.ops.simulation import Pump
 
 SETTLING_HAND = "t1-2"
 

@@ -63,8 +63,8 @@ def test_tournament_tables_deal_classic_antes_live_and_big_blind_antes_dead():
     from twisted.internet.task import Clock
 
     from tournaments.director.structure import AnteKind, Level, Structure
-    from tournaments.table import TournamentTable
-    from tournaments.timebank import TimeBanks
+    from tournaments.tables.table import TournamentTable
+    from tournaments.tables.timebank import TimeBanks
 
     level = Level(10, 20, 5, seconds=600, action_seconds=10, timebank_add_seconds=5)
     structure = Structure(

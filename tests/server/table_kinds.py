@@ -16,11 +16,11 @@ from typing import Any
 
 from pokerroom.protocol.catalog import validate
 from tests.server.harness import Client, Room
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
-from tournaments.desk import TournamentDesk
+from tournaments.desk.desk import TournamentDesk
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.schedule import TournamentScheduler
+from tournaments.ops.schedule import TournamentScheduler
 
 CASH, TOURNAMENT = "cash", "tournament"
 LEVELS = tuple(

@@ -18,8 +18,8 @@ from tests.ledger.conftest import QueueReactor
 from tests.postgres import fresh_pg_schema
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Client, Room
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import ScheduleEntry, TournamentScheduler
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
 

@@ -13,8 +13,8 @@ import pytest
 from pokerroom.ledger.reports import check_ledger, total_balance
 from tests.server.harness import Client, Room
 from tests.server.test_money_keys import money_ledger, room
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import ScheduleEntry, TournamentScheduler
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler
 
 __all__ = ["money_ledger", "room"]
 #: An MTT every hour, open for registration an hour ahead: unregistering is allowed (T-3).

@@ -18,9 +18,9 @@ from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.errors import UnknownAccount
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.ledger.reports import check_ledger, total_balance
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import TournamentConfig
-from tournaments.simulation import START, Bots, Pump
+from tournaments.ops.simulation import START, Bots, Pump
 
 USD = "USD"
 

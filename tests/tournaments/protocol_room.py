@@ -23,12 +23,12 @@ from pokerroom.protocol.events import ServerMessage, TableEvent
 from pokerroom.protocol.framing import encode_frame
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import TournamentScheduler
-from tournaments.simulation import START
-from tournaments.table import TournamentTable
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import TournamentScheduler
+from tournaments.ops.simulation import START
+from tournaments.tables.table import TournamentTable
 from tournaments.templates import load_structures
 
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")

@@ -12,14 +12,14 @@ import pytest
 from pokerroom.ledger.kinds import AccountKind, AccountRef, house
 from pokerroom.ledger.transfers import get_transfer
 from tests.tournaments.actor_harness import USD, Room
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import Funding, LateClose
 from tournaments.director.structure import AnteKind, Level, Structure
+from tournaments.ops.simulation import START, Bots
 from tournaments.satellite_target import SatelliteTarget
-from tournaments.simulation import START, Bots
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(12))
 STRUCTURE = Structure("fast", 1000, LEVELS, AnteKind.NONE)

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.actor_harness import Room
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.balancing import SeatMove
 from tournaments.director.structure import AnteKind, BreakMode, BreakSchedule, Level, Structure
-from tournaments.simulation import START, Bots
-from tournaments.table import TournamentTable
+from tournaments.ops.simulation import START, Bots
+from tournaments.tables.table import TournamentTable
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=600) for i in range(12))
 

@@ -28,11 +28,11 @@ from pokerroom.table.bot_policy import (
 )
 from tests.tournaments.actor_harness import Room
 from tests.tournaments.test_simulate import assert_sound
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import TournamentScheduler
-from tournaments.simulation import START, simulate
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import TournamentScheduler
+from tournaments.ops.simulation import START, simulate
 from tournaments.templates import load_structures
 
 BB = 100

@@ -34,7 +34,7 @@ from tournaments.director.bounties import (
 from tournaments.director.eliminations import Knockout, PotResult
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import BOUNTY_POOL, HOUSE_ROUNDING, Account, total, wallet
-from tournaments.knockouts import hand_knockouts
+from tournaments.tables.knockouts import hand_knockouts
 
 DEFERRED = BountyFormat(5000)
 CLASSIC = BountyFormat(5000, BountyKind.CLASSIC)

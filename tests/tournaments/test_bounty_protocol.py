@@ -12,10 +12,10 @@ from pokerroom.ledger.kinds import AccountKind, AccountRef
 from pokerroom.protocol.catalog import validate
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_desk import Clients
-from tournaments.desk import TournamentDesk
+from tournaments.desk.desk import TournamentDesk
 from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.money import prize_pool
-from tournaments.schedule import ScheduleEntry, TournamentScheduler
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler
 
 PKO = ScheduleEntry(
     "sng-3-pko", "turbo", 100, 10, players=3, bounty=BountyFormat(5000, BountyKind.PROGRESSIVE)

@@ -35,15 +35,15 @@ from pokerroom.ledger.kinds import AccountKind
 from pokerroom.ledger.reports import check_ledger, total_balance
 from pokerroom.ledger.schema import accounts, journal, postings
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director import entries as director_entries
 from tournaments.director.bounties import BountyFormat, BountyKind, BountyPayment
-from tournaments.floor import Players
-from tournaments.knockouts import HandResult
+from tournaments.ops.simulation import START, Pump, fund_players
 from tournaments.results import Result
-from tournaments.simulation import START, Pump, fund_players
-from tournaments.table import TournamentTable
+from tournaments.tables.floor import Players
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.table import TournamentTable
 from tournaments.templates import load_structures
 
 USD = "USD"

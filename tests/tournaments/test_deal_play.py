@@ -28,13 +28,14 @@ from pokerroom.protocol.staking_messages import DealProposal, DealResult
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import config
-from tournaments import stake_store, store
-from tournaments.actor import TournamentActor
+from tournaments import store
+from tournaments.actor.tournament import TournamentActor
 from tournaments.director import errors
 from tournaments.director.deal_flow import DealPhase, DealSettings
 from tournaments.director.deals import DealMethod
 from tournaments.director.errors import DirectorError
-from tournaments.simulation import Bots
+from tournaments.ops.simulation import Bots
+from tournaments.store import stake_store
 
 FUNDS = 5_000
 

@@ -15,8 +15,8 @@ from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import as_dict
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import ScheduleEntry, TournamentScheduler
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
 

@@ -30,15 +30,15 @@ from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.t18_reference import paid, reference
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.durable_writes import WAITING
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import OutageSettings, make_config
-from tournaments.desk import TournamentDesk
+from tournaments.desk.desk import TournamentDesk
 from tournaments.director.entries import can_rebuy
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.durable_writes import WAITING
+from tournaments.ops.schedule import TournamentScheduler
+from tournaments.ops.simulation import START, Bots, Pump
 from tournaments.results import Result
-from tournaments.schedule import TournamentScheduler
-from tournaments.simulation import START, Bots, Pump
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(14))
 STRUCTURE = Structure("durable", 1000, LEVELS, AnteKind.NONE)

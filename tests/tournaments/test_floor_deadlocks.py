@@ -20,7 +20,7 @@ from tournaments.config import make_config
 from tournaments.director.balancing import TableBalancer
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.simulation import START, Bots
+from tournaments.ops.simulation import START, Bots
 
 LEVELS = tuple(Level(5 * 2**i, 10 * 2**i, seconds=300) for i in range(12))
 STRUCTURE = Structure("three", 1000, LEVELS, AnteKind.NONE)

@@ -9,7 +9,7 @@ from typing import Any
 from twisted.internet.interfaces import IDelayedCall
 from twisted.internet.task import Clock
 
-from tournaments.simulation import START, HeapClock
+from tournaments.ops.simulation import START, HeapClock
 
 
 def script(clock: Any, seed: int, moves: bool) -> list[tuple[float, str]]:

@@ -14,8 +14,8 @@ from pokerroom.protocol.catalog import validate
 from pokerroom.protocol.events import as_dict
 from pokerroom.protocol.messages import parse_request
 from tests.tournaments.actor_harness import Room
-from tournaments.desk import TournamentDesk
-from tournaments.schedule import ScheduleEntry, TournamentScheduler, next_start
+from tournaments.desk.desk import TournamentDesk
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler, next_start
 from tournaments.templates import structure_from_mapping
 
 LEVEL = 60  # seconds

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.actor_harness import Room
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.balancing import lone_table_can_play
 from tournaments.director.seating import TableSeats, allowed_seats, seat_newcomer
 from tournaments.director.structure import AnteKind, BreakMode, BreakSchedule, Level, Structure
-from tournaments.knockouts import HandResult
-from tournaments.simulation import START, Bots
-from tournaments.table import TournamentTable
+from tournaments.ops.simulation import START, Bots
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.table import TournamentTable
 
 LEVELS = tuple(Level(5 * 2**i, 10 * 2**i, seconds=120) for i in range(14))
 BREAKS = BreakSchedule(BreakMode.AFTER_LEVELS, seconds=60, every_levels=2)

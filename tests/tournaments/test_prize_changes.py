@@ -18,11 +18,11 @@ from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import BUY_IN, FEE, config
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.director import errors
 from tournaments.director.errors import DirectorError
+from tournaments.ops.simulation import Bots
 from tournaments.satellite_target import SatelliteTarget
-from tournaments.simulation import Bots
 
 OVERLAY = house(AccountKind.HOUSE_OVERLAY, USD)
 

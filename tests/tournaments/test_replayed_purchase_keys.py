@@ -27,17 +27,18 @@ from pokerroom.ledger.kinds import AccountKind, AccountRef
 from pokerroom.server.replies import ledger_key
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
-from tournaments import purchase_keys, store
-from tournaments.actor import TournamentActor
+from tournaments import store
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import OutageSettings, make_config
 from tournaments.director.entries import can_reenter
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import Period, TicketRefund
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.director.tickets import TicketState
+from tournaments.ops.schedule import TournamentScheduler
+from tournaments.ops.simulation import START, Bots, Pump
 from tournaments.results import Result
-from tournaments.schedule import TournamentScheduler
-from tournaments.simulation import START, Bots, Pump
+from tournaments.store import purchase_keys
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(14))
 STRUCTURE = Structure("keys", 1000, LEVELS, AnteKind.NONE)

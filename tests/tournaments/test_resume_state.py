@@ -24,11 +24,11 @@ from tests.tournaments.actor_harness import Room
 from tests.tournaments.test_durable import Restart, Staller, advance, config, stored_entries
 from tests.tournaments.test_staff_actions import DIRECTOR
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import OutageSettings
-from tournaments.knockouts import HandResult
-from tournaments.simulation import Bots
-from tournaments.table import TournamentTable
+from tournaments.ops.simulation import Bots
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.table import TournamentTable
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])

@@ -16,8 +16,8 @@ from tests.tournaments.actor_harness import USD, Room
 from tournaments.config import TournamentConfig, make_config
 from tournaments.director.payouts import Leftover, PayoutSettings
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.schedule import TournamentScheduler, load_schedule
-from tournaments.simulation import START, Bots
+from tournaments.ops.schedule import TournamentScheduler, load_schedule
+from tournaments.ops.simulation import START, Bots
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300) for i in range(12))
 STRUCTURE = Structure("fast", 1000, LEVELS, AnteKind.NONE)

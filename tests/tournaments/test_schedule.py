@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.actor_harness import Room
-from tournaments.schedule import (
+from tournaments.ops.schedule import (
     SatelliteEntry,
     ScheduleEntry,
     TournamentScheduler,
@@ -17,7 +17,7 @@ from tournaments.schedule import (
     next_start,
     parse_schedule,
 )
-from tournaments.simulation import START, Bots
+from tournaments.ops.simulation import START, Bots
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
 HOURLY = ScheduleEntry(

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Engine
 
 from pokerroom.cli import main
 from pokerroom.ledger import AccountKind, get_account, house, make_engine, upgrade
-from tournaments.simulation import Report, simulate
+from tournaments.ops.simulation import Report, simulate
 
 
 @pytest.fixture

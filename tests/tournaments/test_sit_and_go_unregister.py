@@ -21,7 +21,7 @@ from tests.tournaments.test_actor_money import BUY_IN, FEE, config
 from tournaments.director import errors
 from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.errors import DirectorError
-from tournaments.simulation import START
+from tournaments.ops.simulation import START
 
 FUNDS = 10_000
 PKO = BountyFormat(5000, BountyKind.PROGRESSIVE)

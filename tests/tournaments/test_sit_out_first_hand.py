@@ -17,9 +17,9 @@ from tests.tournaments.actor_harness import Room
 from tests.tournaments.test_actor_money import config
 from tests.tournaments.test_table_rules import LEVELS, make_table
 from tournaments.director.structure import AnteKind
-from tournaments.floor import Players
-from tournaments.simulation import START
-from tournaments.table import TournamentTable
+from tournaments.ops.simulation import START
+from tournaments.tables.floor import Players
+from tournaments.tables.table import TournamentTable
 
 
 @pytest.fixture

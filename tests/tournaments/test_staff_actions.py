@@ -1,12 +1,11 @@
-"""The staff's decisions on a tournament actor (tournaments/staff_actions.py), in process: a real
-SQLite or PostgreSQL ledger and store, a fake clock, bots that answer after a second (so tables
-are in hands when staff act). Each decision is stored with its audit row in one unit; what
-waits for a hand boundary waits (T-10); the level clock stands still while paused and a level
-lasts longer with added time (T-11); a delay moves the start (T-1); a chip correction keeps
-chips in play equal to chips issued; a disqualified player's chips leave play and the player
-finishes below everyone knocked out in that hand; a staff cancellation of a running tournament
-is refunded by the refund job from the last completed hands (T-18).
-"""
+"""The staff's decisions on a tournament actor (tournaments/actor/staff_actions.py), in process: a
+real SQLite or PostgreSQL ledger and store, a fake clock, bots that answer after a second (so tables
+are in hands when staff act). Each decision is stored with its audit row in one unit; what waits for
+a hand boundary waits (T-10); the level clock stands still while paused and a level lasts longer
+with added time (T-11); a delay moves the start (T-1); a chip correction keeps chips in play equal
+to chips issued; a disqualified player's chips leave play and the player finishes below everyone
+knocked out in that hand; a staff cancellation of a running tournament is refunded by the refund job
+from the last completed hands (T-18)."""
 
 from __future__ import annotations
 
@@ -25,13 +24,13 @@ from pokerroom.protocol.errors import ProtocolError
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director.balancing import MoveReason, SeatMove
 from tournaments.director.errors import DirectorError
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.simulation import START, Bots
-from tournaments.table import TournamentTable
+from tournaments.ops.simulation import START, Bots
+from tournaments.tables.table import TournamentTable
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, seconds=300, action_seconds=30) for i in range(14))
 STRUCTURE = Structure("staff", 2000, LEVELS, AnteKind.NONE)

@@ -29,14 +29,16 @@ from pokerroom.ledger.schema import accounts, journal, postings
 from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import BUY_IN, FEE, config
-from tournaments import recovery, stake_store, store
-from tournaments.actor import TournamentActor
+from tournaments import store
+from tournaments.actor.tournament import TournamentActor
 from tournaments.director import errors
 from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.errors import DirectorError
 from tournaments.director.refunds import outage_refunds
+from tournaments.ops import recovery
+from tournaments.ops.simulation import START, Bots
 from tournaments.satellite_target import SatelliteTarget
-from tournaments.simulation import START, Bots
+from tournaments.store import stake_store
 
 FUNDS = 10_000
 PKO = BountyFormat(5000, BountyKind.PROGRESSIVE)  # 460 of each 920 buy-in on the head

@@ -15,9 +15,9 @@ from pokerroom.protocol.catalog import validate
 from pokerroom.protocol.errors import ProtocolError
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_desk import Clients
-from tournaments.desk import TournamentDesk
+from tournaments.desk.desk import TournamentDesk
 from tournaments.director.deal_flow import DealSettings
-from tournaments.schedule import ScheduleEntry, TournamentScheduler, parse_schedule
+from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler, parse_schedule
 
 SNG = ScheduleEntry("sng-3-deal", "turbo", 1000, 100, players=3, deals=DealSettings(True))
 

@@ -13,9 +13,9 @@ from pokerroom.engine.errors import EngineError
 from pokerroom.engine.events import AntePosted, BlindPosted, Folded
 from pokerroom.protocol.events import ServerMessage, as_dict
 from tournaments.director.structure import AnteKind, Level, Structure
-from tournaments.knockouts import HandResult
-from tournaments.table import TournamentTable
-from tournaments.timebank import TimeBanks
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.table import TournamentTable
+from tournaments.tables.timebank import TimeBanks
 
 LEVELS = (
     Level(10, 20, 0, seconds=600, action_seconds=10, timebank_add_seconds=5),

@@ -20,13 +20,13 @@ from tests.postgres import fresh_pg_schema
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.test_actor_money import BUY_IN, FEE, config
 from tournaments import store
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.director import errors
 from tournaments.director.money import prize_pool
 from tournaments.director.registration import TicketRefund
 from tournaments.director.tickets import OnCancel, Ticket, TicketState
+from tournaments.ops.simulation import START, Bots
 from tournaments.satellite_target import SatelliteTarget
-from tournaments.simulation import START, Bots
 
 TARGET_BUY_IN, TARGET_FEE = 3000, 300
 SEAT = TARGET_BUY_IN + TARGET_FEE

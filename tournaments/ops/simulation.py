@@ -29,13 +29,13 @@ from zope.interface import implementer
 from pokerroom.ledger import LedgerService, check_ledger, external, transfer, wallet
 from pokerroom.ledger.reports import total_balance
 from pokerroom.table.bot_policy import POLICIES, PUSH_FOLD_BB, Policy, situation_of
-from tournaments.actor import TournamentActor
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import make_config
 from tournaments.director import entries as director_entries
-from tournaments.floor import Players
-from tournaments.knockouts import HandResult
 from tournaments.results import Result
-from tournaments.table import TournamentTable
+from tournaments.tables.floor import Players
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.table import TournamentTable
 from tournaments.templates import load_structures
 
 START = 1_800_000_000.0  # a fixed epoch for the fake clock

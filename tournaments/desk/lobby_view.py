@@ -24,7 +24,7 @@ from tournaments.director.registration import is_full, registration_open
 from tournaments.director.structure import Structure, level_at
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.actor.tournament import TournamentActor
 
 
 def ms(seconds: float | None) -> int | None:

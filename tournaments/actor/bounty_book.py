@@ -40,9 +40,9 @@ from tournaments.director.eliminations import Knockout
 from tournaments.director.registration import Decision
 
 if TYPE_CHECKING:
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
     from tournaments.director.registration import RegistrationSettings, RegistrationState
-    from tournaments.floor import Players
+    from tournaments.tables.floor import Players
 
 #: The names operators write (`bounty.format`) -> the director's kinds.
 FORMAT_NAMES = {

@@ -2,7 +2,7 @@
 
 The prize table of a satellite is N equal seats worth the target's buy-in + fee and the rest
 of the pool to the next place (the director's `satellite_prizes`). The tournament ends when
-only N players are left (T-8). A seat is paid as a **ticket** (`tournaments/tickets.py`): the
+only N players are left (T-8). A seat is paid as a **ticket** (`tournaments/actor/tickets.py`): the
 seat's value moves from the pool to the ticket's own ledger account in one transfer, with the
 ticket's row (owner, target, expiry) in the same transaction; then the winner is registered in
 the target with that ticket (the entry's buy-in and fee come from the ticket, T-2). So a seat
@@ -34,12 +34,12 @@ from tournaments.satellite_target import SatelliteTarget
 if TYPE_CHECKING:
     from twisted.internet.defer import Deferred
 
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
+    from tournaments.actor.stakes import Stakes
+    from tournaments.actor.tickets import TicketOffice
     from tournaments.director.money import MoneyMove as Move
     from tournaments.director.registration import RegistrationState
-    from tournaments.durable import Durable
-    from tournaments.stakes import Stakes
-    from tournaments.tickets import TicketOffice
 
 
 def satellite_table(target: SatelliteTarget, entries: int, pool: int) -> tuple[PrizeTable, int]:

@@ -43,17 +43,18 @@ from sqlalchemy.engine import Connection, Engine
 from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.kinds import AccountKind
 from pokerroom.ledger.schema import accounts as accounts_table
-from tournaments import stake_store, store
+from tournaments import store
+from tournaments.actor.durable_writes import WAITING
+from tournaments.actor.satellite import satellite_table
 from tournaments.config import TournamentConfig
 from tournaments.director import registration as director_registration
 from tournaments.director.registration import Funding, PlayerEntries, RegistrationState
 from tournaments.director.structure import BreakMode, Structure, level_at
-from tournaments.durable_writes import WAITING
 from tournaments.results import Result
-from tournaments.satellite import satellite_table
+from tournaments.store import stake_store
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.actor.tournament import TournamentActor
 
 log = structlog.get_logger("tournaments.recovery")
 
@@ -70,7 +71,7 @@ class Stored:
     payments: tuple[store.Payment, ...]
     seats: tuple[store.SeatRecord, ...]
     pool_balance: int  # the prize pool's ledger balance
-    #: T-17 offers and stakes, T-13 the deal made (tournaments/stake_store.py).
+    #: T-17 offers and stakes, T-13 the deal made (tournaments/store/stake_store.py).
     staking: stake_store.StakingRows = field(default_factory=stake_store.StakingRows)
 
 

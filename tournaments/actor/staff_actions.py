@@ -35,25 +35,26 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.defer import Deferred
 
-from tournaments import durable_writes, store
+from tournaments import store
+from tournaments.actor import durable_writes
+from tournaments.actor.recorder import Op
+from tournaments.actor.staff_writes import cancel_op, insert_tournament, remove_seat, set_config
 from tournaments.director import errors
 from tournaments.director.balancing import MoveReason, SeatMove, same_position_seat
 from tournaments.director.eliminations import Knockout
 from tournaments.director.errors import DirectorError
 from tournaments.director.seating import allowed_seats, hands_until_big_blind
-from tournaments.recorder import Op
-from tournaments.staff_writes import cancel_op, insert_tournament, remove_seat, set_config
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.bounty_book import BountyBook
+    from tournaments.actor.bounty_book import BountyBook
+    from tournaments.actor.durable import Durable
     from tournaments.config import TournamentConfig
     from tournaments.director.registration import RegistrationSettings
-    from tournaments.durable import Durable
-    from tournaments.floor import Floor, Players
     from tournaments.results import Result
-    from tournaments.table import TournamentTable
+    from tournaments.tables.floor import Floor, Players
+    from tournaments.tables.table import TournamentTable
 
 #: The audit row of a staff decision: `audit(before, after)` is its blocking write.
 Audit = Callable[[Any, Any], Op]

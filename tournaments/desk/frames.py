@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from pokerroom.protocol.events import ServerMessage
-from tournaments.table import TournamentTable
+from tournaments.tables.table import TournamentTable
 
 if TYPE_CHECKING:
-    from tournaments.actor import TournamentActor
+    from tournaments.actor.tournament import TournamentActor
 
 
 class Outbox(Protocol):

@@ -15,7 +15,7 @@ from pokerroom.protocol.events import (
     UnsetType,
 )
 from tournaments.director.structure import Level
-from tournaments.presence import Presence
+from tournaments.tables.presence import Presence
 
 NO_LIMIT = VARIANTS["NT"]
 

@@ -20,7 +20,7 @@ from pokerroom.typed_config import (
     check,
     field_types,
 )
-from tournaments.bounty_book import FORMAT_NAMES, bounty_format
+from tournaments.actor.bounty_book import FORMAT_NAMES, bounty_format
 from tournaments.config import FORMATS, OutageSettings
 from tournaments.director.bounties import BountyFormat, BountyKind
 from tournaments.director.deal_flow import DealSettings

@@ -35,12 +35,12 @@ from tournaments.director.structure import (
     level_at,
     table_break_window,
 )
-from tournaments.floor_controls import FloorControls
-from tournaments.knockouts import HandResult
-from tournaments.presence import Presence
-from tournaments.sitout_log import SitOutLog
-from tournaments.table import TournamentTable
-from tournaments.timebank import TimeBanks
+from tournaments.tables.floor_controls import FloorControls
+from tournaments.tables.knockouts import HandResult
+from tournaments.tables.presence import Presence
+from tournaments.tables.sitout_log import SitOutLog
+from tournaments.tables.table import TournamentTable
+from tournaments.tables.timebank import TimeBanks
 
 
 class Players:
@@ -136,7 +136,9 @@ class Floor(FloorControls):
     def level(self) -> LevelStatus:
         """The level in force now (cached until the next level, break or break end)."""
         now = self.clock.seconds()
-        if self.clock_held(now):  # a staff pause or added time (tournaments/floor_controls.py)
+        if self.clock_held(
+            now
+        ):  # a staff pause or added time (tournaments/tables/floor_controls.py)
             return self.held_level(now)
         if self._status is None or now >= self._status_until:
             status = level_at(self.structure, self.started_at, now, self.paused_total)

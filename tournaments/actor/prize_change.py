@@ -19,18 +19,18 @@ from twisted.internet.defer import Deferred, inlineCallbacks, succeed
 from twisted.python.failure import Failure
 
 from tournaments import store
+from tournaments.actor.recorder import Op
 from tournaments.director import errors
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable
 from tournaments.director.prize_changes import PrizeChange, change_prizes
-from tournaments.recorder import Op
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.cashier import Cashier
-    from tournaments.durable import Durable
-    from tournaments.payout_runner import PayoutRunner
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
+    from tournaments.actor.payout_runner import PayoutRunner
 
 
 class PrizeHost(Protocol):

@@ -15,22 +15,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from twisted.internet.defer import Deferred
 
+from tournaments.actor.recorder import Op
+from tournaments.actor.satellite import SeatPayer, satellite_table
 from tournaments.director import entries as director_entries
 from tournaments.director.money import HOUSE_OVERLAY, HOUSE_ROUNDING, MoneyMove, house, prize_pool
 from tournaments.director.money import wallet as wallet_account
 from tournaments.director.payouts import prize_table, tied_prizes
 from tournaments.director.registration import Clock
-from tournaments.recorder import Op
-from tournaments.satellite import SeatPayer, satellite_table
 
 if TYPE_CHECKING:
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
+    from tournaments.actor.stakes import Stakes
     from tournaments.config import TournamentConfig
     from tournaments.director.payouts import PrizeTable
     from tournaments.director.registration import RegistrationSettings, RegistrationState
-    from tournaments.durable import Durable
     from tournaments.results import Result
-    from tournaments.stakes import Stakes
 
 
 class PayoutHost(Protocol):

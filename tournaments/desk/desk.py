@@ -48,27 +48,28 @@ from pokerroom.protocol.tournament_messages import (
     Unregistered,
 )
 from pokerroom.server.replies import ledger_key
-from tournaments import lobby_view, stake_requests, store
+from tournaments import store
+from tournaments.actor.request_keys import REQUEST_UNDONE  # P-2: a register key after unregistering
+from tournaments.desk import lobby_view, stake_requests
+from tournaments.desk.frames import TableFrames, find_table, open_tables
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
 from tournaments.director.tickets import Ticket
-from tournaments.floor import Players
-from tournaments.frames import TableFrames, find_table, open_tables
-from tournaments.request_keys import REQUEST_UNDONE  # P-2: a register key after unregistering
-from tournaments.table import TournamentTable
+from tournaments.tables.floor import Players
+from tournaments.tables.table import TournamentTable
 
 #: Knockouts within this many seconds share one `tournament_status` push.
 KNOCKOUT_PUSH_SECONDS = 5.0
 
 if TYPE_CHECKING:
     from pokerroom.protocol.answers import Answer
-    from tournaments.actor import TournamentActor
-    from tournaments.bounty_book import BountyBook
+    from tournaments.actor.bounty_book import BountyBook
+    from tournaments.actor.tickets import TicketOffice
+    from tournaments.actor.tournament import TournamentActor
     from tournaments.director.registration import Decision
+    from tournaments.ops.schedule import TournamentScheduler
     from tournaments.results import Result
-    from tournaments.schedule import TournamentScheduler
-    from tournaments.tickets import TicketOffice
 
 
 class Messenger(Protocol):

@@ -25,10 +25,11 @@ from collections.abc import Callable, Sequence
 from sqlalchemy.engine import Connection
 
 from pokerroom.ledger.kinds import AccountKind, AccountRef
-from tournaments import stake_store, store
+from tournaments import store
 from tournaments.director.money import HOUSE, HOUSE_ROUNDING, STAKING_ESCROW, WALLET
 from tournaments.director.refunds import RefundPhase
 from tournaments.director.staking import split_amount
+from tournaments.store import stake_store
 
 STAKE_PREFIX = "stake:"  # a buyer's refunded purchase: `stake:<stake id>`
 RELEASE = "stake_release"  # a seller's held escrow, paid to them

@@ -35,10 +35,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.ledger.transfers import Transfer, transfer_on
 from tournaments import store
-from tournaments.director.money import MoneyMove
-from tournaments.director.payouts import PrizeTable
-from tournaments.director.registration import Decision
-from tournaments.durable_writes import (
+from tournaments.actor.durable_writes import (
     PURCHASE_KINDS,
     WAITING,
     PlayerState,
@@ -55,16 +52,19 @@ from tournaments.durable_writes import (
     unregistered,
     update_stacks,
 )
-from tournaments.presence import ASKED, TIMEOUT
-from tournaments.recorder import Op, Recorder
+from tournaments.actor.recorder import Op, Recorder
+from tournaments.director.money import MoneyMove
+from tournaments.director.payouts import PrizeTable
+from tournaments.director.registration import Decision
+from tournaments.tables.presence import ASKED, TIMEOUT
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
     from tournaments.config import TournamentConfig
-    from tournaments.floor import Floor
-    from tournaments.table import TournamentTable
+    from tournaments.tables.floor import Floor
+    from tournaments.tables.table import TournamentTable
 
 #: A quiet tournament (a break, hands waiting on players) still stamps its clock this often.
 HEARTBEAT_SECONDS = 30.0

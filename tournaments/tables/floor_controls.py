@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from tournaments.director.eliminations import Knockout
     from tournaments.director.structure import Structure
-    from tournaments.knockouts import HandResult
-    from tournaments.table import TournamentTable
+    from tournaments.tables.knockouts import HandResult
+    from tournaments.tables.table import TournamentTable
 
 #: Work at a table's hand boundary: runs with the table, returns knockouts to place (or none).
 BoundaryWork = Callable[["TournamentTable"], "list[Knockout]"]

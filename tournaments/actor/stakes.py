@@ -3,7 +3,7 @@
 The arithmetic and the refusals are the director's (`tournaments.director.staking`); here the
 requests run in the actor's money queue (one at a time, in order, with registrations: a seller
 unregistering and a buyer buying from them never cross), each decision is ONE unit of the
-actor's recorder — the transfer and the rows it goes with (`tournaments.stake_store`) in one
+actor's recorder — the transfer and the rows it goes with (`tournaments.store.stake_store`) in one
 transaction — and a refused transfer undoes the decision.
 
 - `offer`, `withdraw`: registered players, before the start; stored, no money.
@@ -18,7 +18,7 @@ transaction — and a refused transfer undoes the decision.
   goes through `share`: the seller's part and each buyer's part (`staking.split_payment`,
   T-7: rounded down, the rest to house rounding) in the payment's own transfer, and each
   buyer's part is written as a payout row (the stake's result) in the same transaction.
-  T-18 refunds are shared by the refund job (`tournaments.stake_refunds`).
+  T-18 refunds are shared by the refund job (`tournaments.store.stake_refunds`).
 """
 
 from __future__ import annotations
@@ -31,22 +31,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 from twisted.internet.defer import Deferred, inlineCallbacks
 
 from pokerroom.ledger import InsufficientFunds
-from tournaments import stake_store
+from tournaments.actor.recorder import Op
 from tournaments.director import errors
 from tournaments.director import staking as rules
 from tournaments.director.errors import DirectorError
 from tournaments.director.money import WALLET, MoneyMove
 from tournaments.director.staking import Offer, Stake, StakingBook
-from tournaments.recorder import Op
+from tournaments.store import stake_store
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from twisted.internet.interfaces import IReactorTime
 
+    from tournaments.actor.durable import Durable
     from tournaments.config import TournamentConfig
     from tournaments.director.registration import RegistrationSettings, RegistrationState
-    from tournaments.durable import Durable
 
 IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2)
 #: What a seller is taken to hold when a seat unwinds their stakes: the ledger's funds check on

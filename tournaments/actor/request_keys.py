@@ -15,12 +15,12 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pokerroom.ledger.db import read
-from tournaments import purchase_keys
+from tournaments.actor.durable_writes import PURCHASE_KINDS
 from tournaments.director import errors
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
-from tournaments.durable_writes import PURCHASE_KINDS
-from tournaments.purchase_keys import KeyReplayed, KeyUse
+from tournaments.store import purchase_keys
+from tournaments.store.purchase_keys import KeyReplayed, KeyUse
 
 IDEMPOTENCY_CONFLICT = "idempotency_conflict"  # the ledger's code (P-2), not a director one
 #: A keyed purchase retried after its money went back (the player unregistered, T-3): P-2,
@@ -30,9 +30,9 @@ REQUEST_UNDONE = "request_undone"
 if TYPE_CHECKING:
     from twisted.internet.defer import Deferred
 
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
     from tournaments.director.registration import RegistrationState
-    from tournaments.durable import Durable
 
 
 class RequestKeys:

@@ -25,10 +25,18 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import LedgerService
-from tournaments.bounty_book import BountyBook
-from tournaments.cashier import Cashier
+from tournaments.actor.bounty_book import BountyBook
+from tournaments.actor.cashier import Cashier
+from tournaments.actor.deal_maker import DealMaker
+from tournaments.actor.durable import Durable
+from tournaments.actor.payout_runner import PayoutRunner
+from tournaments.actor.prize_change import PrizeChanges
+from tournaments.actor.requests import EntryRequests
+from tournaments.actor.satellite import SeatPayer
+from tournaments.actor.staff_actions import StaffActions
+from tournaments.actor.stakes import Stakes
+from tournaments.actor.tickets import TicketOffice
 from tournaments.config import TournamentConfig
-from tournaments.deal_maker import DealMaker
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
@@ -38,18 +46,10 @@ from tournaments.director.payouts import PrizeTable, paid_places
 from tournaments.director.registration import Clock, Decision, Funding, RegistrationState
 from tournaments.director.rng import Rng
 from tournaments.director.sitouts import SitOutPair
-from tournaments.durable import Durable
-from tournaments.floor import Floor, Players
-from tournaments.payout_runner import PayoutRunner
-from tournaments.presence import ASKED
-from tournaments.prize_change import PrizeChanges
-from tournaments.requests import EntryRequests
 from tournaments.results import Result
-from tournaments.satellite import SeatPayer
-from tournaments.staff_actions import StaffActions
-from tournaments.stakes import Stakes
 from tournaments.store import CancelReason
-from tournaments.tickets import TicketOffice
+from tournaments.tables.floor import Floor, Players
+from tournaments.tables.presence import ASKED
 
 
 class TournamentActor:
@@ -164,7 +164,7 @@ class TournamentActor:
             self._start_call = self.clock.callLater(delay, self.start)
 
     def resumed(self) -> None:
-        """T-18: rebuilt from the stored state after a restart (`tournaments.recovery`), the
+        """T-18: rebuilt from the stored state after a restart (`tournaments.ops.recovery`), the
         tournament plays on: the level clock and the stored state's heartbeat run again."""
         self.log.info(
             "tournament_resumed", players_left=len(self.alive), tables=len(self.floor.tables)
@@ -174,7 +174,7 @@ class TournamentActor:
         self.watch_level()
 
     def restore_results(self, results: list[Result], batches: int) -> None:
-        """T-18: the stored finishes, rebuilt by `tournaments.recovery`; the next knockouts
+        """T-18: the stored finishes, rebuilt by `tournaments.ops.recovery`; the next knockouts
         are a batch after every stored one (`batches` of them, T-5)."""
         self.results = results
         self._batch = batches

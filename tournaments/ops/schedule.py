@@ -6,7 +6,7 @@ its start. It checks on a `LoopingCall` of the injected reactor (deadlines, not 
 check still opens what is due). Actors that ended are kept in `finished` for the lobby.
 
 In `pokerroom serve` (`recover=True`) it first recovers the stored tournaments (T-18,
-`tournaments.recovery`): running ones resume or are cancelled for outage, registering ones are
+`tournaments.ops.recovery`): running ones resume or are cancelled for outage, registering ones are
 kept or cancelled; only then does it open anything (`recovered` fires once done), so a kept
 MTT is not opened twice. Cancelled tournaments are refunded by the refund job (`refunds`).
 """
@@ -25,22 +25,22 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 
 from pokerroom.ledger import LedgerService
-from tournaments import recovery
-from tournaments.actor import TournamentActor
+from tournaments.actor.tickets import TicketOffice
+from tournaments.actor.tournament import TournamentActor
 from tournaments.config import TournamentConfig, make_config
 from tournaments.director.structure import Structure
-from tournaments.floor import Players
+from tournaments.ops import recovery
+from tournaments.ops.schedule_file import SCHEDULE_FILE as SCHEDULE_FILE
+from tournaments.ops.schedule_file import SatelliteEntry as SatelliteEntry
+from tournaments.ops.schedule_file import Schedule as Schedule
+from tournaments.ops.schedule_file import ScheduleEntry as ScheduleEntry
+from tournaments.ops.schedule_file import load_schedule as load_schedule
+from tournaments.ops.schedule_file import load_schedule_file as load_schedule_file
+from tournaments.ops.schedule_file import next_start as next_start
+from tournaments.ops.schedule_file import parse_schedule as parse_schedule
 from tournaments.satellite_target import SatelliteTarget
-from tournaments.schedule_file import SCHEDULE_FILE as SCHEDULE_FILE
-from tournaments.schedule_file import SatelliteEntry as SatelliteEntry
-from tournaments.schedule_file import Schedule as Schedule
-from tournaments.schedule_file import ScheduleEntry as ScheduleEntry
-from tournaments.schedule_file import load_schedule as load_schedule
-from tournaments.schedule_file import load_schedule_file as load_schedule_file
-from tournaments.schedule_file import next_start as next_start
-from tournaments.schedule_file import parse_schedule as parse_schedule
+from tournaments.tables.floor import Players
 from tournaments.templates import load_structures
-from tournaments.tickets import TicketOffice
 
 log = structlog.get_logger("tournaments.schedule")
 

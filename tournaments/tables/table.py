@@ -42,11 +42,11 @@ from pokerroom.table.views import TableListener
 from tournaments.director.eliminations import Knockout
 from tournaments.director.seating import TableSeats
 from tournaments.director.structure import AnteKind, Level
-from tournaments.knockouts import HandBoundary, HandResult, hand_knockouts
-from tournaments.presence import ASKED, TIMEOUT, Presence
-from tournaments.sitout_log import SitOutLog
-from tournaments.table_snapshot import NO_LIMIT, NoFrames, table_snapshot, wire_id
-from tournaments.timebank import TimeBanks
+from tournaments.tables.knockouts import HandBoundary, HandResult, hand_knockouts
+from tournaments.tables.presence import ASKED, TIMEOUT, Presence
+from tournaments.tables.sitout_log import SitOutLog
+from tournaments.tables.table_snapshot import NO_LIMIT, NoFrames, table_snapshot, wire_id
+from tournaments.tables.timebank import TimeBanks
 
 
 class FloorListener(Protocol):

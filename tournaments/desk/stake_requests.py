@@ -28,13 +28,13 @@ from pokerroom.protocol.staking_messages import (
     StakeResult,
     StakeView,
 )
-from tournaments import stake_store
 from tournaments.director.staking import DEFAULT_MARKUP_BPS, Offer, Stake
+from tournaments.store import stake_store
 
 if TYPE_CHECKING:
     from pokerroom.ledger import LedgerService
     from pokerroom.protocol.answers import Answer
-    from tournaments.actor import TournamentActor
+    from tournaments.actor.tournament import TournamentActor
 
 #: The open (or just finished) tournament of an id; raises `ProtocolError` for an unknown one.
 FindActor = Callable[[str], "TournamentActor"]

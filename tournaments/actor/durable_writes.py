@@ -1,6 +1,6 @@
 """The blocking writes of a tournament's decisions (T-18): each a step of a recorder unit on
 the unit's connection, written with absolute values or guarded steps, so a write retried
-through an outage is the same write (`tournaments.durable` groups them per decision)."""
+through an outage is the same write (`tournaments.actor.durable` groups them per decision)."""
 
 from __future__ import annotations
 

@@ -30,31 +30,31 @@ from twisted.internet.defer import Deferred, fail, inlineCallbacks, maybeDeferre
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import InsufficientFunds
+from tournaments.actor.request_keys import FINAL, RequestKeys
 from tournaments.director import entries as director_entries
 from tournaments.director import errors
 from tournaments.director import registration as director_registration
 from tournaments.director import tickets as ticket_rules
 from tournaments.director.errors import DirectorError
 from tournaments.director.registration import Decision, Funding, PlayerEntries
-from tournaments.purchase_keys import KeyReplayed
-from tournaments.request_keys import FINAL, RequestKeys
+from tournaments.store.purchase_keys import KeyReplayed
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.bounty_book import BountyBook
-    from tournaments.cashier import Cashier
+    from tournaments.actor.bounty_book import BountyBook
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
+    from tournaments.actor.stakes import Stakes
+    from tournaments.actor.tickets import TicketOffice
     from tournaments.config import TournamentConfig
     from tournaments.director.registration import (
         Clock,
         RegistrationSettings,
         RegistrationState,
     )
-    from tournaments.durable import Durable
-    from tournaments.floor import Floor
     from tournaments.results import Result
-    from tournaments.stakes import Stakes
-    from tournaments.tickets import TicketOffice
+    from tournaments.tables.floor import Floor
 
 HUGE = 10**15  # the director's own funds check is left to the ledger's (T-4)
 

@@ -17,7 +17,7 @@ Both kinds of sitting out go to the staff's report of players sitting out togeth
 
 from __future__ import annotations
 
-from tournaments.sitout_log import SitOutLog
+from tournaments.tables.sitout_log import SitOutLog
 
 ASKED, TIMEOUT = "asked", "timeout"
 

@@ -35,7 +35,7 @@ from pokerroom.ledger import LedgerService
 from pokerroom.ledger.db import read
 from pokerroom.ledger.errors import LedgerError
 from tournaments import store
-from tournaments.cashier import Cashier
+from tournaments.actor.cashier import Cashier
 from tournaments.director import errors
 from tournaments.director import tickets as rules
 from tournaments.director.money import Account, MoneyMove

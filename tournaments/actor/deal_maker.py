@@ -35,7 +35,8 @@ from twisted.internet.interfaces import IDelayedCall
 
 from pokerroom.protocol.staking_messages import DealProposal, DealRequested, DealResult, DealState
 from pokerroom.protocol.tournament_messages import DealFigure, DealView
-from tournaments import stake_store, store
+from tournaments import store
+from tournaments.actor.recorder import Op
 from tournaments.director import deal_flow as rules
 from tournaments.director import errors
 from tournaments.director.deal_flow import (
@@ -52,17 +53,17 @@ from tournaments.director.deal_flow import (
 from tournaments.director.deals import Deal, deal_moves
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable
-from tournaments.recorder import Op
+from tournaments.store import stake_store
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
 
-    from tournaments.cashier import Cashier
+    from tournaments.actor.cashier import Cashier
+    from tournaments.actor.durable import Durable
+    from tournaments.actor.payout_runner import PayoutRunner
+    from tournaments.actor.stakes import Stakes
     from tournaments.config import TournamentConfig
-    from tournaments.durable import Durable
-    from tournaments.floor import Floor, Players
-    from tournaments.payout_runner import PayoutRunner
-    from tournaments.stakes import Stakes
+    from tournaments.tables.floor import Floor, Players
 
 SYSTEM = "system"
 
