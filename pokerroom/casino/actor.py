@@ -21,10 +21,8 @@ The actor owns its parts and calls them; they never call it back (ARCH rule 13):
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 import structlog
 from twisted.internet.defer import Deferred, DeferredList
@@ -33,6 +31,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.casino import codes, money
 from pokerroom.casino import events as ev
+from pokerroom.casino import table_config as tc
 from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.core.results import Bet
 from pokerroom.casino.games import RoundGame, Settled
@@ -43,50 +42,19 @@ from pokerroom.ledger.transfers import Transfer
 
 log = structlog.get_logger("pokerroom.casino")
 
-STOPPED = "stopped"
-OPENING = "opening"
-BETTING = "betting"
-SETTLING = "settling"
-BETWEEN = "between"
-CLOSED = "closed"
-WAITING = "waiting_for_bankroll"
-
-
-class CasinoListener(Protocol):
-    """The session layer's part: delivers events to players."""
-
-    def tell(self, players: Iterable[str], event: ev.CasinoEvent) -> None:
-        """Send `event` to each of `players`."""
-
-
-@dataclass(frozen=True, slots=True)
-class CasinoTableConfig:
-    """A table: its id, game, currency, K-12 cap and K-13 threshold in that currency."""
-
-    table_id: str
-    game: str
-    currency: str
-    max_win: int | None = None  # K-12, minor units of `currency`
-    review_at: int | None = None  # K-13, minor units of `currency`
-    between_s: float = 5.0  # pause between rounds [unsourced]
-
-
-def _new_id(table_id: str) -> str:
-    return f"{table_id}-{secrets.token_hex(6)}"
-
 
 class CasinoTable:
     """A round-game casino table (module doc)."""
 
     def __init__(
         self,
-        config: CasinoTableConfig,
+        config: tc.CasinoTableConfig,
         *,
         game: RoundGame,
         clock: IReactorTime,
         store: RoundStore,
-        listener: CasinoListener,
-        new_id: Callable[[str], str] = _new_id,
+        listener: tc.CasinoListener,
+        new_id: Callable[[str], str] = tc.new_round_id,
     ) -> None:
         self.config = config
         self.game = game
@@ -94,7 +62,7 @@ class CasinoTable:
         self.store = store
         self.listener = listener
         self.new_id = new_id
-        self.phase = STOPPED
+        self.phase = tc.STOPPED
         self.round: RoundState | None = None
         self.players: set[str] = set()
         self.observers: set[str] = set()
@@ -135,7 +103,7 @@ class CasinoTable:
 
             def opened(balance: int) -> tuple[Voided, ...]:
                 self.pool = balance
-                self.phase = BETWEEN
+                self.phase = tc.BETWEEN
                 self._open()
                 return voided
 
@@ -146,7 +114,7 @@ class CasinoTable:
     def stop(self) -> None:
         """Stop the timers (the round, if any, stays open: the next start voids it)."""
         self._cancel_timer()
-        self.phase = STOPPED
+        self.phase = tc.STOPPED
 
     def _cancel_timer(self) -> None:
         if self._timer is not None and self._timer.active():
@@ -163,7 +131,7 @@ class CasinoTable:
         """Sit at the table; the first player makes an idle table open a round."""
         self.observers.discard(player)
         self.players.add(player)
-        if self.phase in (BETWEEN, WAITING) and self.round is None and self._timer is None:
+        if self.phase in (tc.BETWEEN, tc.WAITING) and self.round is None and self._timer is None:
             self._open()
 
     def observe(self, player: str) -> None:
@@ -181,10 +149,10 @@ class CasinoTable:
     def _betting_round(self, player: str) -> RoundState:
         if player not in self.players:
             raise CasinoError(codes.NOT_AT_TABLE, f"{player} is not at {self.table_id}")
-        if self.phase == CLOSED:
+        if self.phase == tc.CLOSED:
             raise CasinoError(codes.TABLE_CLOSED, f"{self.table_id} is closed")
         found = self.round
-        if self.phase != BETTING or found is None or self.now_ms() >= found.closes_ms:
+        if self.phase != tc.BETTING or found is None or self.now_ms() >= found.closes_ms:
             raise CasinoError(codes.BETTING_CLOSED, "no bets now (K-2)")
         return found
 
@@ -258,7 +226,7 @@ class CasinoTable:
             answer.give(Confirmed(found.round_id, bets, staked, transfer.replayed))
 
         def refused(failure: Failure) -> None:
-            if found is self.round and self.phase == BETTING:  # K-3: the chips stay a draft
+            if found is self.round and self.phase == tc.BETTING:  # K-3: the chips stay a draft
                 found.drafts[player] = list(bets) + found.drafts.get(player, [])
             found.answers.pop((player, key), None)
             answer.fail(refusal(failure))
@@ -274,41 +242,39 @@ class CasinoTable:
     # ------------------------------------------------------------------ rounds
 
     def exposure(self) -> int | None:
-        """The most the bankroll can pay in the next round: K-12 times the players seated."""
-        if self.config.max_win is None:
-            return None
-        return self.config.max_win * len(self.players)
+        """The most the bankroll can pay in the next round (K-12), or None: no cap."""
+        return tc.round_exposure(self.config, len(self.players))
 
     def _open(self) -> None:
         self._timer = None
-        if self.phase not in (BETWEEN, WAITING) or not self.players:  # idle without players
+        if self.phase not in (tc.BETWEEN, tc.WAITING) or not self.players:  # idle without players
             return
         if self.exposure() is None:
             self._open_round()
             return
-        waited = self.phase == WAITING
-        self.phase = OPENING
+        waited = self.phase == tc.WAITING
+        self.phase = tc.OPENING
         read = self.store.balance(money.bankroll(self.config.currency))
 
         def checked(balance: int | None) -> None:
-            if self.phase != OPENING or self.round is not None:
+            if self.phase != tc.OPENING or self.round is not None:
                 return  # stopped meanwhile
             if self.closing:  # staff closed the table during the read
                 self.closing = False
-                self.phase = CLOSED
+                self.phase = tc.CLOSED
                 return
             if not self.players:  # everyone left during the read: idle
-                self.phase = WAITING if waited else BETWEEN
+                self.phase = tc.WAITING if waited else tc.BETWEEN
                 return
             need = self.exposure() or 0  # who is seated now, as the row is written
             if balance is not None and balance >= need:
-                self.phase = BETWEEN
+                self.phase = tc.BETWEEN
                 if waited:
                     self.log.info("casino_bankroll_covers", bankroll=balance, needed=need)
                     self.listener.tell(self.audience, ev.TableState(self.table_id, True, ""))
                 self._open_round()
                 return
-            self.phase = WAITING
+            self.phase = tc.WAITING
             if not waited:
                 self.log.warning(
                     "casino_waiting_for_bankroll",
@@ -316,7 +282,7 @@ class CasinoTable:
                     needed=need,
                     players=len(self.players),
                 )
-                self.listener.tell(self.audience, ev.TableState(self.table_id, False, WAITING))
+                self.listener.tell(self.audience, ev.TableState(self.table_id, False, tc.WAITING))
             self._later(self.game.window_s + self.config.between_s, self._open)
 
         def unread(failure: Failure) -> None:
@@ -335,7 +301,7 @@ class CasinoTable:
         window_ms = int(self.game.window_s * 1000)
         current = RoundState(self.new_id(self.table_id), in_shoe, now + window_ms)
         self.round = current
-        self.phase = OPENING
+        self.phase = tc.OPENING
         row = RoundRow(
             current.round_id,
             self.table_id,
@@ -346,9 +312,9 @@ class CasinoTable:
         )
 
         def opened(_: None) -> None:
-            if self.phase != OPENING or self.round is not current:
+            if self.phase != tc.OPENING or self.round is not current:
                 return
-            self.phase = BETTING
+            self.phase = tc.BETTING
             current.closes_ms = self.now_ms() + window_ms
             self._later(self.game.window_s, self._close_betting)
             self.listener.tell(
@@ -365,16 +331,16 @@ class CasinoTable:
 
     def _close_betting(self) -> None:
         current = self.round
-        if self.phase != BETTING or current is None:
+        if self.phase != tc.BETTING or current is None:
             return
-        self.phase = SETTLING
+        self.phase = tc.SETTLING
         current.drafts.clear()  # K-3: chips never confirmed never reach the ledger
         self.listener.tell(self.audience, ev.BettingClosed(self.table_id, current.round_id))
         waiting = DeferredList(list(current.inflight), consumeErrors=True)
         waiting.addCallback(lambda _: self._draw(current))
 
     def _draw(self, current: RoundState) -> None:
-        if self.round is not current or self.phase != SETTLING or current.ending:
+        if self.round is not current or self.phase != tc.SETTLING or current.ending:
             return
         current.ending = True
         try:
@@ -460,13 +426,13 @@ class CasinoTable:
             )
             self.listener.tell([total.player], own)
         self.round = None
-        if self.phase != SETTLING:
+        if self.phase != tc.SETTLING:
             return
         if self.closing:
             self.closing = False
-            self.phase = CLOSED
+            self.phase = tc.CLOSED
         else:
-            self.phase = BETWEEN
+            self.phase = tc.BETWEEN
             self._later(self.config.between_s, self._open)
 
     # ------------------------------------------------------------------ voids and staff
@@ -474,7 +440,7 @@ class CasinoTable:
     def _void(self, current: RoundState, reason: str) -> Deferred[Voided]:
         self._cancel_timer()
         self.game.void()  # K-8: a new shoe
-        self.phase = CLOSED  # K-7: closed until staff reopen it
+        self.phase = tc.CLOSED  # K-7: closed until staff reopen it
         self.closed_reason = reason
         self.closing = False
         current.drafts.clear()
@@ -500,10 +466,10 @@ class CasinoTable:
     def void_round(self, reason: str) -> Deferred[Voided]:
         """Staff: void the current round (K-7) once its confirmations are in; the table closes."""
         current = self.round
-        if current is None or current.ending or self.phase not in (BETTING, SETTLING):
+        if current is None or current.ending or self.phase not in (tc.BETTING, tc.SETTLING):
             raise CasinoError(codes.NO_ROUND, "no round to void (or its settlement is under way)")
         current.ending = True
-        self.phase = SETTLING  # nothing more is taken or drawn
+        self.phase = tc.SETTLING  # nothing more is taken or drawn
         self._cancel_timer()
         current.drafts.clear()
         waiting = DeferredList(list(current.inflight), consumeErrors=True)
@@ -515,19 +481,19 @@ class CasinoTable:
 
     def _close_table(self, reason: str) -> None:
         self.closed_reason = reason
-        if self.phase in (OPENING, BETTING, SETTLING):
+        if self.phase in (tc.OPENING, tc.BETTING, tc.SETTLING):
             self.closing = True  # after this round
         else:
             self._cancel_timer()
-            self.phase = CLOSED
+            self.phase = tc.CLOSED
         self.listener.tell(self.audience, ev.TableState(self.table_id, False, reason))
 
     def reopen(self) -> None:
         """Staff: open the table again; a round opens at once."""
-        if self.phase != CLOSED:
+        if self.phase != tc.CLOSED:
             return
         self.closed_reason = ""
         self.closing = False
-        self.phase = BETWEEN
+        self.phase = tc.BETWEEN
         self.listener.tell(self.audience, ev.TableState(self.table_id, True, ""))
         self._open()

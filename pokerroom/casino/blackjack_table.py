@@ -22,7 +22,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.casino import codes
 from pokerroom.casino import events as ev
-from pokerroom.casino.actor import SETTLING, CasinoListener, CasinoTable, CasinoTableConfig
+from pokerroom.casino.actor import CasinoTable
 from pokerroom.casino.core import errors
 from pokerroom.casino.core.blackjack import INSURANCE, OVER, BlackjackRound
 from pokerroom.casino.core.cards import names
@@ -32,6 +32,7 @@ from pokerroom.casino.games import BlackjackGame, Settled
 from pokerroom.casino.round_state import RoundState, refusal
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.store import Voided
+from pokerroom.casino.table_config import SETTLING, CasinoListener, CasinoTableConfig
 from pokerroom.ledger.transfers import Transfer
 
 #: Decisions that add a stake (K-4: funds first), and the core's name for it.

@@ -20,7 +20,7 @@ from twisted.internet.interfaces import IReactorTime
 
 from pokerroom.casino import events as ev
 from pokerroom.casino import settings
-from pokerroom.casino.actor import CasinoTable, CasinoTableConfig
+from pokerroom.casino.actor import CasinoTable
 from pokerroom.casino.blackjack_table import BlackjackTable
 from pokerroom.casino.caps import table_caps
 from pokerroom.casino.core.cards import RandomSource
@@ -29,6 +29,7 @@ from pokerroom.casino.games import ROUND_GAMES, BlackjackGame, make_game
 from pokerroom.casino.round_state import Confirmed
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.store import HistoryRound
+from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.protocol import casino_messages as cm
 from pokerroom.protocol import errors
 from pokerroom.protocol.answers import Answer

@@ -17,9 +17,10 @@ from twisted.internet.task import Clock
 
 from pokerroom.casino import events as ev
 from pokerroom.casino import money, settings, store
-from pokerroom.casino.actor import CasinoTable, CasinoTableConfig
+from pokerroom.casino.actor import CasinoTable
 from pokerroom.casino.games import RoundGame, make_game
 from pokerroom.casino.rounds import RoundStore
+from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.ledger import transfers
 from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.db import make_engine

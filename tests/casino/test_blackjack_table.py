@@ -13,13 +13,13 @@ from twisted.internet.defer import Deferred
 
 from pokerroom.casino import events as ev
 from pokerroom.casino import money, settings
-from pokerroom.casino.actor import CasinoTableConfig
 from pokerroom.casino.blackjack_table import BlackjackTable
 from pokerroom.casino.core.blackjack import rules_from
 from pokerroom.casino.core.cards import Shoe, cards
 from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.games import BlackjackGame
 from pokerroom.casino.rounds import RoundStore
+from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.ledger.kinds import wallet
 from tests.casino.table_harness import USD, Casino, Inbox
 from tests.postgres import fresh_pg_schema
