@@ -285,3 +285,74 @@ def test_long_module_check_counts_lines(tmp_path: Path) -> None:
     """A module of 501 lines is long; one of 500 is not."""
     _tree(tmp_path, {"p/__init__.py": "", "p/a.py": "x = 1\n" * 501, "p/b.py": "x = 1\n" * 500})
     assert long_modules(tmp_path, ("p",)) == {"p/a.py": 501}
+
+
+# ------------------------------------------------------------------ actors are composed
+#: The actors: each owns its parts and has no base class (ARCHITECTURE rule 13; the tournament
+#: actor was one class spread over mixins).
+ACTORS = {
+    "tournaments/actor/tournament.py": "TournamentActor",
+    "pokerroom/cash/actor.py": "TableActor",
+    "pokerroom/casino/actor.py": "CasinoTable",
+}
+
+
+def class_bases(source: str) -> dict[str, list[str]]:
+    """Every class defined in `source` and the names of its bases (as written)."""
+    tree = ast.parse(source)
+    return {
+        node.name: [ast.unparse(base) for base in node.bases]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+
+
+def mixins_of_actors(root: Path) -> list[str]:
+    """Classes anywhere in the packages whose bases include a class defined in an actor's module
+    or in tournaments/actor/ (a part must be composed, never inherited), or an actor with bases."""
+    found: list[str] = []
+    actor_classes: set[str] = set()
+    for path in (root / "tournaments" / "actor").glob("*.py"):
+        actor_classes |= {name for name, _ in class_bases(path.read_text()).items()}
+    for relative, actor in ACTORS.items():
+        bases = class_bases((root / relative).read_text()).get(actor)
+        if bases is None:
+            found.append(f"{relative}: no class {actor}")
+        elif bases:
+            found.append(f"{relative}: {actor}({', '.join(bases)})")
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            for name, bases in class_bases(path.read_text()).items():
+                inherited = [  # a bare name, or one named through tournaments (not click.Group)
+                    b
+                    for b in bases
+                    if b.rpartition(".")[2] in actor_classes
+                    and ("." not in b or b.startswith("tournaments."))
+                ]
+                inherited += [b for b in bases if b.endswith("Mixin")]
+                if inherited:
+                    found.append(f"{path.relative_to(root)}: {name}({', '.join(inherited)})")
+    return found
+
+
+def test_actors_have_no_bases_and_no_class_inherits_an_actors_part() -> None:
+    assert mixins_of_actors(REPO) == []
+
+
+def test_the_mixin_check_finds_an_actor_spread_over_mixins(tmp_path: Path) -> None:
+    for relative, actor in ACTORS.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(f"class {actor}:\n    pass\n")
+    (tmp_path / "pokerroom" / "x.py").write_text("class Helper(object):\n    pass\n")
+    assert mixins_of_actors(tmp_path) == []
+    (tmp_path / "tournaments/actor/staff.py").write_text("class StaffActions:\n    pass\n")
+    (tmp_path / "tournaments/actor/tournament.py").write_text(
+        "from tournaments.actor.staff import StaffActions\n\n"
+        "class TournamentActor(StaffActions):\n    pass\n"
+    )
+    (tmp_path / "pokerroom/y.py").write_text("class Seats(TableMixin):\n    pass\n")
+    assert mixins_of_actors(tmp_path) == [
+        "tournaments/actor/tournament.py: TournamentActor(StaffActions)",
+        "pokerroom/y.py: Seats(TableMixin)",
+        "tournaments/actor/tournament.py: TournamentActor(StaffActions)",
+    ]
