@@ -1,0 +1,1 @@
+"""Cluster mode: several game servers over one PostgreSQL, on NATS (docs/design/cluster.md)."""
