@@ -68,6 +68,9 @@ tournaments = sa.Table(
     # tournament resumed (hand ids after a resume carry it: never two hands with one id)
     sa.Column("paused", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("resumes", sa.Integer, nullable=False, server_default=sa.text("0")),
+    # (migration 0013) the deal in the making as JSON, "" when none: a restart voids it and
+    # tells its players
+    sa.Column("deal_pending", sa.Text, nullable=False, server_default=""),
     sa.Index("ix_tournaments_status", "status"),
 )
 
