@@ -100,6 +100,7 @@ INBOUND_FLOOD = "inbound_flood"  # past the inbound budget again and again (docs
 INTERNAL_ERROR = "internal_error"  # a bug on the server side; the request changed nothing
 UNAVAILABLE = "unavailable"  # the feature exists in the protocol but not in this server yet
 SERVICE_UNAVAILABLE = "service_unavailable"  # the database did not answer in time; try later
+CLUSTER_UNAVAILABLE = "cluster_unavailable"  # cluster mode: the table's server not reachable now
 
 SESSION_CODES: tuple[str, ...] = tuple(
     value
