@@ -3,7 +3,8 @@
 A round is built from the boxes' confirmed bets (spot `box:1` … `box:7`) and a shoe; it deals at
 once (BJ-5). With an Ace up the round asks every box about insurance or even money (BJ-6, BJ-7),
 then peeks (`peek` mode); then each hand decides in turn (BJ-9 … BJ-13); the dealer plays by
-BJ-14 when no decision is left, and `settle()` gives the lines (BJ-15, BJ-8). Every decision has
+BJ-14 when no decision is left, and `settle()` gives the lines (BJ-15, BJ-8; `cancel()` BJ-18,
+BJ-19; both in `blackjack_settle`). The rules are `blackjack_rules`. Every decision has
 a `check_…` that raises a `CasinoError` with a stable code, a `can_…` form, and the action, which
 returns a frozen `BlackjackEvent` (also appended to `events`). A decision that adds a stake
 (double, split, insurance) names it in `stake_for` so that the table can take the funds first
@@ -12,78 +13,21 @@ returns a frozen `BlackjackEvent` (also appended to `events`). A decision that a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from pokerroom.casino.core import errors, tables
-from pokerroom.casino.core.blackjack_hand import VALUE, dealer_draws, is_blackjack, points
+from pokerroom.casino.core import errors
+from pokerroom.casino.core.blackjack_hand import VALUE, Box, Hand, dealer_draws, is_blackjack
+from pokerroom.casino.core.blackjack_rules import BlackjackRules, rules_from
+from pokerroom.casino.core.blackjack_settle import cancel_boxes, progress, settle_boxes
 from pokerroom.casino.core.cards import Shoe
-from pokerroom.casino.core.money import winnings
-from pokerroom.casino.core.results import (
-    HALF,
-    LOSE,
-    NO_LIMITS,
-    PUSH,
-    WIN,
-    Bet,
-    BetLine,
-    Limits,
-    Settlement,
-    settlement,
-)
+from pokerroom.casino.core.results import Bet, Settlement
+
+__all__ = ["BlackjackEvent", "BlackjackRound", "BlackjackRules", "Box", "Hand", "rules_from"]
 
 INSURANCE, PLAYING, OVER = "insurance", "playing", "over"
 DEALER = 0  # the `box` of dealer events
-
-
-@dataclass(frozen=True, slots=True)
-class BlackjackRules:
-    """A blackjack table's settings (BJ-1 … BJ-19)."""
-
-    decks: int = 8  # BJ-1 [unsourced]
-    cut_from_end: int = 208  # BJ-1: four decks from the back
-    burn: int = 1  # BJ-2 [unsourced]
-    hole_card: str = "peek"  # BJ-5, BJ-6: "peek" or "enhc"
-    surrender: bool = True  # BJ-13
-    double_for_less: bool = False  # BJ-10
-    split_same_rank_only: bool = False  # BJ-11
-    late_dealer_bj_takes: str = "all"  # BJ-8: "all" or "original_only" [unsourced]
-    cancel_mode: str = "void"  # BJ-19: "void" or "partial"
-    max_boxes: int = 7  # BJ-5
-    pays: Mapping[str, Fraction] = field(
-        default_factory=lambda: {
-            "blackjack": Fraction(3, 2),
-            "win": Fraction(1),
-            "insurance": Fraction(2),
-            "even_money": Fraction(1),
-        }
-    )
-    limits: Limits = NO_LIMITS
-
-
-def rules_from(data: Mapping[str, object]) -> BlackjackRules:
-    """Read a `[blackjack]` settings table (config/casino/blackjack.toml)."""
-    pays = tables.pay_table(data, "pays", "blackjack")
-    missing = {"blackjack", "win", "insurance", "even_money"} - set(pays)
-    if missing:
-        raise errors.CasinoError(errors.BAD_CONFIG, f"blackjack.pays lacks {sorted(missing)}")
-    return BlackjackRules(
-        decks=tables.whole(data, "decks", 8),
-        cut_from_end=tables.whole(data, "cut_card_from_end", 208),
-        burn=tables.whole(data, "burn", 1),
-        hole_card=tables.choice(data, "dealer_hole_card", "peek", ("peek", "enhc")),
-        surrender=tables.flag(data, "surrender", True),
-        double_for_less=tables.flag(data, "double_for_less", False),
-        split_same_rank_only=tables.flag(data, "split_same_rank_only", False),
-        late_dealer_bj_takes=tables.choice(
-            data, "late_dealer_bj_takes", "all", ("all", "original_only")
-        ),
-        cancel_mode=tables.choice(data, "cancel_mode", "void", ("void", "partial")),
-        max_boxes=tables.whole(data, "max_boxes", 7),
-        pays=pays,
-        limits=tables.limits(data),
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,41 +43,6 @@ class BlackjackEvent:
     hand: int = 0
     cards: tuple[int, ...] = ()
     stake: int = 0
-
-
-@dataclass(slots=True)
-class Hand:
-    """One hand of a box: its cards, its stake and what was done to it."""
-
-    cards: list[int]
-    stake: int
-    doubled: int = 0  # the added stake of a double (BJ-10)
-    from_split: bool = False
-    done: bool = False
-    surrendered: bool = False
-
-    @property
-    def total(self) -> int:
-        """Its best total (BJ-3)."""
-        return points(self.cards)
-
-    @property
-    def blackjack(self) -> bool:
-        """BJ-4."""
-        return is_blackjack(self.cards, self.from_split)
-
-
-@dataclass(slots=True)
-class Box:
-    """A box with a bet: its hands (two after a split), insurance and even money."""
-
-    number: int
-    player: str
-    stake: int
-    hands: list[Hand]
-    insurance: int = 0
-    insurance_decided: bool = False
-    even_money: bool = False
 
 
 def box_number(spot: str) -> int:
@@ -515,89 +424,28 @@ class BlackjackRound:
         self.phase = OVER
         self.events.append(BlackjackEvent("round_over", DEALER, 0, tuple(self.dealer)))
 
-    # -- settlement (BJ-8, BJ-15, BJ-19) ----------------------------------------------------
+    # -- settlement (BJ-8, BJ-15) and cancellation (BJ-18, BJ-19): blackjack_settle ---------
     def settle(self, max_win: int | None = None) -> Settlement:
         """Every stake's line: `box:N` (its first hand), `box:N:split`, `box:N:insurance`."""
         if self.phase != OVER:
             raise errors.CasinoError(errors.WRONG_PHASE, "the round is still being played")
-        pays = self.rules.pays
-        lines: list[BetLine] = []
-        dealer_bj = self.dealer_blackjack
-        dealer_total = points(self.dealer)
-        for box in self.boxes:
-            spot = f"box:{box.number}"
-            if box.even_money:  # BJ-7
-                lines.append(_won(box.player, spot, box.stake, box.stake, pays["even_money"]))
-                continue
-            if box.insurance:
-                name = f"{spot}:insurance"
-                if dealer_bj:
-                    lines.append(_won(box.player, name, box.insurance, box.insurance,
-                                      pays["insurance"]))  # fmt: skip
-                else:
-                    lines.append(BetLine(box.player, name, box.insurance, LOSE, 0))
-            for index, hand in enumerate(box.hands):
-                name = spot if index == 0 else f"{spot}:split"
-                lines.append(self._hand_line(box, hand, index, name, dealer_bj, dealer_total))
-        return settlement(lines, max_win)
+        return settle_boxes(self.boxes, self.dealer, self.rules, max_win)
 
-    def _hand_line(
-        self, box: Box, hand: Hand, index: int, name: str, dealer_bj: bool, dealer_total: int
-    ) -> BetLine:
-        pays = self.rules.pays
-        stake = hand.stake + hand.doubled
-        if hand.surrendered:  # BJ-13: half back, rounded down (K-16)
-            return BetLine(box.player, name, stake, HALF, stake // 2)
-        if hand.blackjack:
-            if dealer_bj:
-                return BetLine(box.player, name, stake, PUSH, stake)  # BJ-8
-            return _won(box.player, name, stake, stake, pays["blackjack"])  # BJ-15: 3:2
-        total = hand.total
-        if total > 21:  # BJ-15: a bust loses whatever the dealer holds
-            return BetLine(box.player, name, stake, LOSE, 0)
-        if dealer_bj:  # BJ-8: a 21 of three cards loses too
-            if self.rules.late_dealer_bj_takes == "original_only":
-                extra = hand.doubled + (hand.stake if index else 0)  # doubles, the split stake
-                return BetLine(box.player, name, stake, LOSE, extra)
-            return BetLine(box.player, name, stake, LOSE, 0)
-        if dealer_total > 21 or total > dealer_total:
-            return _won(box.player, name, stake, stake, pays["win"])
-        if total == dealer_total:
-            return BetLine(box.player, name, stake, PUSH, stake)
-        return BetLine(box.player, name, stake, LOSE, 0)
+    @property
+    def dealer_blackjack_shown(self) -> bool:
+        """The dealer's blackjack is known to the players: the peek found it, or the round is
+        over and the second card is shown (BJ-19: a blackjack hand keeps its result)."""
+        return self.dealer_blackjack_known or (self.phase == OVER and self.dealer_blackjack)
+
+    def progress(self) -> dict[str, Any]:
+        """The round's record so far, for a cancellation after a crash (BJ-19, L-5)."""
+        return progress(self.boxes, self.dealer_blackjack_shown, self.rules, len(self.events))
 
     def cancel(self, max_win: int | None = None) -> Settlement:
-        """A house malfunction (K-7, BJ-18): every stake back; in `partial` mode, BJ-19."""
-        lines: list[BetLine] = []
-        partial = self.rules.cancel_mode == "partial"
-        pays = self.rules.pays
-        for box in self.boxes:
-            spot = f"box:{box.number}"
-            if partial and box.even_money:  # BJ-19: even money stands
-                lines.append(_won(box.player, spot, box.stake, box.stake, pays["even_money"]))
-                continue
-            if box.insurance:  # returned in both modes
-                lines.append(BetLine(box.player, f"{spot}:insurance", box.insurance, PUSH,
-                                     box.insurance))  # fmt: skip
-            for index, hand in enumerate(box.hands):
-                name = spot if index == 0 else f"{spot}:split"
-                stake = hand.stake + hand.doubled
-                if not partial or len(hand.cards) <= 1:
-                    lines.append(BetLine(box.player, name, stake, PUSH, stake))
-                elif hand.surrendered:
-                    lines.append(BetLine(box.player, name, stake, HALF, stake // 2))
-                elif hand.blackjack and not self.dealer_blackjack_known:
-                    lines.append(_won(box.player, name, stake, stake, pays["blackjack"]))
-                elif hand.total > 21 or self.dealer_blackjack_known:
-                    lines.append(BetLine(box.player, name, stake, LOSE, 0))
-                elif len(hand.cards) > 2:  # BJ-19: counts as a win
-                    lines.append(_won(box.player, name, stake, stake, pays["win"]))
-                else:  # a two-card hand: refunded [unsourced]
-                    lines.append(BetLine(box.player, name, stake, PUSH, stake))
+        """A house malfunction (K-7): every stake back (BJ-18), or BJ-19 in `partial` mode."""
+        rules = self.rules
+        done = cancel_boxes(
+            self.boxes, self.dealer_blackjack_shown, rules.pays, rules.cancel_mode, max_win
+        )
         self.phase = OVER
-        return settlement(lines, max_win)
-
-
-def _won(player: str, spot: str, stake: int, paid_on: int, odds: Fraction) -> BetLine:
-    """A winning line: the stake back plus `paid_on` at `odds`, rounded down (K-16)."""
-    return BetLine(player, spot, stake, WIN, stake + winnings(paid_on, odds))
+        return done
