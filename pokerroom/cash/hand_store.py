@@ -5,13 +5,22 @@ Hands, seats and money go down the ledger's money lane and are retried through a
 ledger's group commit (`LedgerService.settle`), many tables' hands in one transaction; hand
 histories are reads, in the bounded read lane, so that no history request ever delays a hand
 (docs/ARCHITECTURE.md rule 16).
+
+In cluster mode the store of a table is handed a `WriteFence` (the node's lease of the table,
+docs/design/cluster.md): every write of the table then runs on the fence's engine, whose write
+transactions begin with the lease check, and a settlement in a group commit runs the check in
+the batch's transaction; a write refused (`lease_lost`) is reported to the fence. Without a
+fence (one process) nothing is checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
 
+from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 import pokerroom.cash.histories as histories
 import pokerroom.cash.memory as memory
@@ -22,34 +31,69 @@ from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow
 from pokerroom.ledger.kinds import TransferKind
 from pokerroom.ledger.service import LedgerService
 
+T = TypeVar("T")
+
+
+class WriteFence(Protocol):
+    """The lease a table's writes are fenced by (pokerroom/cluster/fence.py provides it)."""
+
+    def engine(self, engine: Engine) -> Engine:
+        """`engine` whose write transactions begin with the lease check."""
+        ...
+
+    def check(self, conn: Connection) -> None:
+        """The lease check in a transaction already open."""
+        ...
+
+    def refused(self, error: BaseException | None) -> None:
+        """A fenced write failed with `error` (on the reactor thread)."""
+        ...
+
 
 class HandStore:
     """Hands rows, seats, rake shares and the C-4/C-8/C-10 memory of one room database."""
 
-    def __init__(self, ledger: LedgerService) -> None:
+    def __init__(self, ledger: LedgerService, fence: WriteFence | None = None) -> None:
         self.ledger = ledger
+        self.fence = fence
+
+    def _write(self, work: Callable[..., T], /, *args: Any) -> Deferred[T]:
+        """`ledger.write(work, ...)`, on the fence's engine when there is one."""
+        fence = self.fence
+        if fence is None:
+            return self.ledger.write(work, *args)
+
+        def fenced(engine: Engine, *args: Any) -> T:
+            return work(fence.engine(engine), *args)
+
+        return self.ledger.write(fenced, *args).addErrback(self._refused)
+
+    def _refused(self, failure: Failure) -> Failure:
+        if self.fence is not None:
+            self.fence.refused(failure.value)
+        return failure
 
     def recover(self, table_id: str, currency: str) -> Deferred[Recovery]:
         """C-12: void interrupted hands, finish half-recorded settlements, reload seats."""
-        return self.ledger.write(store.recover_table, table_id, currency)
+        return self._write(store.recover_table, table_id, currency)
 
     def admission(
         self, player_id: str, stakes: str, table_id: str, now_ms: int
     ) -> Deferred[Admission]:
         """C-8 block, C-10 rathole record and C-4 memory for a player sitting down."""
-        return self.ledger.write(memory.admission, player_id, stakes, table_id, now_ms)
+        return self._write(memory.admission, player_id, stakes, table_id, now_ms)
 
     def seat_player(
         self, table_id: str, row: SeatRow, currency: str, key: str
     ) -> Deferred[ChipsAdded]:
         """Write the seat and move the buy-in wallet -> escrow; fires with the buy-in."""
-        return self.ledger.write(store.seat_player, table_id, row, currency, key)
+        return self._write(store.seat_player, table_id, row, currency, key)
 
     def add_chips(
         self, table_id: str, player_id: str, currency: str, amount: int, key: str
     ) -> Deferred[ChipsAdded]:
         """A top-up: wallet -> escrow (C-9); `replayed` if `key` had already moved it (P-2)."""
-        return self.ledger.write(store.add_chips, table_id, player_id, currency, amount, key)
+        return self._write(store.add_chips, table_id, player_id, currency, amount, key)
 
     def start_hand(
         self,
@@ -61,7 +105,7 @@ class HandStore:
         seats: list[SeatRow],
     ) -> Deferred[None]:
         """The `started` hands row and the seats, before the first card (C-12)."""
-        return self.ledger.write(
+        return self._write(
             store.start_hand, hand_id, table_id, number, now_ms, dict(start_stacks), seats
         )
 
@@ -84,7 +128,7 @@ class HandStore:
             hand_id, table_id, currency, deltas, rake, rake_by_player, now_ms, history
         )
         if not parts.lines:
-            return self.ledger.write(
+            return self._write(
                 store.settle_hand,
                 hand_id,
                 table_id,
@@ -95,6 +139,8 @@ class HandStore:
                 now_ms,
                 history,
             )
+        fence = self.fence
+        mark = parts.mark if fence is None else _checked(fence, parts.mark)
         d = self.ledger.settle(
             key=parts.key,
             kind=TransferKind.HAND_SETTLEMENT,
@@ -102,8 +148,10 @@ class HandStore:
             postings=parts.lines,
             reference=parts.reference,
             memo=parts.memo,
-            also=parts.mark,  # skipped when the key was already settled (a replay)
+            also=mark,  # skipped when the key was already settled (a replay)
         )
+        if fence is not None:
+            d.addErrback(self._refused)
         return d.addCallback(lambda _: None)
 
     def histories(
@@ -140,7 +188,7 @@ class HandStore:
         missed: tuple[bool, bool],
     ) -> Deferred[CashOut]:
         """Escrow -> wallet and the C-8/C-10/C-4 records of leaving."""
-        return self.ledger.write(
+        return self._write(
             memory.cash_out,
             table_id,
             seat,
@@ -152,3 +200,13 @@ class HandStore:
             declined,
             missed,
         )
+
+
+def _checked(fence: WriteFence, work: Callable[[Connection], None]) -> Callable[[Connection], None]:
+    """`work` preceded by the lease check, in the same transaction (a batch's)."""
+
+    def both(conn: Connection) -> None:
+        fence.check(conn)
+        work(conn)
+
+    return both

@@ -29,6 +29,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "pokerroom.cli.config_cmds:check_config",
         "Check a room config and its schedule: what they define, or one line per problem.",
     ),
+    "cluster": (
+        "pokerroom.cli.cluster_cmds:cluster",
+        "Cluster nodes and leases: status, drain a node (docs/OPERATIONS.md).",
+    ),
     "db": ("pokerroom.cli.ledger_cmds:db", "Database schema commands."),
     "demo": (
         "pokerroom.cli.server_cmds:demo",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import click
 
 from pokerroom.cli.database import ENV_VAR, db_option, opened, problem
+from pokerroom.cli.serve_summary import room_schedule, startup_summary
 from pokerroom.ledger.errors import LedgerError
 
 if TYPE_CHECKING:
@@ -57,6 +58,15 @@ DB_HELP = (
     help="Staff endpoint, a Twisted endpoint string such as tcp:9998:interface=127.0.0.1 "
     '(default: [admin] endpoint of the config; "" or none: no staff endpoint).',
 )
+@click.option(
+    "--cluster",
+    "nats_url",
+    metavar="NATS_URL",
+    default=None,
+    help="Run as a node of a cluster on NATS (nats://HOST:PORT); needs a PostgreSQL --db "
+    "(docs/OPERATIONS.md, Running a cluster).",
+)
+@click.option("--node", "node", metavar="NAME", default=None, help="This node's name (--cluster).")
 def serve(
     db_url: str | None,
     port: int | None,
@@ -64,9 +74,19 @@ def serve(
     config_path: str | None,
     schedule_path: str | None,
     admin_endpoint: str | None,
+    nats_url: str | None,
+    node: str | None,
 ) -> None:
     """Run the poker room server: cash tables and tournaments from the config, clients over TCP."""
     import dataclasses
+
+    from pokerroom.cli.cluster_cmds import check_node_options, install_cluster_reactor
+
+    cluster_problem = check_node_options(db_url, nats_url, node)
+    if cluster_problem:
+        _refuse(cluster_problem)
+    if nats_url is not None:
+        install_cluster_reactor()  # asyncio under Twisted, before anything imports the reactor
 
     from pokerroom.server.listeners import LISTEN_BACKLOG, ListenerError, bind_room
     from pokerroom.server.logs import configure_logging
@@ -112,7 +132,11 @@ def serve(
     except LedgerError as exc:
         listeners.close()
         raise problem(exc) from None
-    raise SystemExit(run_server(engine, settings, port, schedule, listeners=listeners))
+    raise SystemExit(
+        run_server(
+            engine, settings, port, schedule, listeners=listeners, node=node, nats_url=nats_url
+        )
+    )
 
 
 def _refuse(message: str) -> NoReturn:
@@ -127,60 +151,6 @@ def _address(listening: IListeningPort) -> IPv4Address | IPv6Address:
     return cast("IPv4Address | IPv6Address", listening.getHost())
 
 
-def schedule_file(settings: RoomSettings) -> Path | None:
-    """The tournament schedule file the settings name: their file, else the built-in one (if
-    present); None when they say "" (no tournaments)."""
-    from tournaments.ops.schedule import SCHEDULE_FILE
-
-    if settings.schedule == "":
-        return None
-    if settings.schedule is None:
-        return SCHEDULE_FILE if SCHEDULE_FILE.exists() else None
-    return Path(settings.schedule)
-
-
-def room_schedule(settings: RoomSettings) -> Schedule | None:
-    """The tournament schedule the room runs (`schedule_file`), or None: no tournaments.
-    ValueError on a bad file."""
-    from tournaments.ops.schedule import load_schedule_file
-
-    path = schedule_file(settings)
-    return None if path is None else load_schedule_file(path)
-
-
-def _count(n: int, thing: str) -> str:
-    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"
-
-
-def startup_summary(room: RoomService, database: str) -> list[str]:
-    """What `serve` prints once the room is ready, before `pokerroom listening on HOST:PORT`:
-    version, database (password masked), files, endpoints, what opened, hints (staff, bankroll)."""
-    from pokerroom import __version__
-    from pokerroom.cli.admin_house_cmds import bankroll_hints
-    from pokerroom.server.listeners import describe_address
-    from pokerroom.server.settings import DEFAULT_CONFIG
-
-    config = Path(room.settings.admin.config_file or DEFAULT_CONFIG).resolve()
-    schedule = schedule_file(room.settings) if room.tournaments is not None else None
-
-    players = describe_address(room.listening) if room.listening is not None else "none"
-    staff = room.admin.address if room.admin is not None else None
-    tournaments = len(room.tournaments.actors) if room.tournaments is not None else 0
-    tables = _count(len(room.lobby.tables), "cash table")
-    lines = [
-        f"pokerroom {__version__}",
-        f"  database: {database}",
-        f"  config:   {config}",
-        f"  schedule: {schedule.resolve() if schedule is not None else 'none'}",
-        f"  players:  {players}",
-        f"  staff:    {staff or 'none'}",
-        f"  opened:   {tables}, {_count(tournaments, 'tournament')}",
-    ]
-    if room.staff_accounts == 0:
-        lines.append("  no staff account yet: pokerroom staff add NAME --role admin")
-    return lines + bankroll_hints(room.casino_bankrolls)
-
-
 def run_server(
     engine: Engine,
     settings: RoomSettings,
@@ -188,6 +158,8 @@ def run_server(
     schedule: Schedule | None = None,
     *,
     listeners: RoomListeners | None = None,
+    node: str | None = None,
+    nats_url: str | None = None,
 ) -> int:
     """Start the reactor with a RoomService on the listeners `serve` bound (else it binds
     them); print the summary once ready; returns the exit status (2: a port is taken)."""
@@ -198,7 +170,14 @@ def run_server(
 
     reactor = room_reactor()  # only here: never at module level (ARCH 3)
     room = RoomService(
-        reactor, engine, settings, port=port, schedule=schedule or (), listeners=listeners
+        reactor,
+        engine,
+        settings,
+        port=port,
+        schedule=schedule or (),
+        listeners=listeners,
+        node=node,
+        nats_url=nats_url,
     )
     status = {"code": 0}
 

@@ -10,6 +10,11 @@ every table recovers (C-12: interrupted hands void), chat mutes, bans and table 
 and tournaments are recovered (T-18); only then are the listeners opened, the staff endpoint
 and then the players' port. Stopping closes the listeners, says goodbye to every client, stops
 the tables and finally the ledger.
+
+In cluster mode (`node` given: `serve --cluster URL --node NAME`, docs/design/cluster.md) the
+room opens no table at start: its `ClusterNode` (`self.cluster`, started after the ledger) takes
+the tables' leases and opens each table it takes (`pokerroom/cluster/tables.py`), fenced by the
+lease; tournaments are not run by a cluster node yet.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ from pokerroom.server.settings import RoomSettings
 from pokerroom.server.throttle import LoginThrottle
 
 if TYPE_CHECKING:
+    from pokerroom.cluster.node import ClusterNode
+    from pokerroom.cluster.tables import ClusterTables
     from tournaments.desk.desk import TournamentDesk
     from tournaments.ops.schedule import Schedule, ScheduleEntry, TournamentScheduler
 
@@ -94,6 +101,8 @@ class RoomService(MultiService):
         port: int | None = None,
         schedule: Schedule | Sequence[ScheduleEntry] = (),
         listeners: RoomListeners | None = None,
+        node: str | None = None,
+        nats_url: str | None = None,
     ) -> None:
         MultiService.__init__(self)
         self.reactor = reactor
@@ -109,6 +118,12 @@ class RoomService(MultiService):
         )
         Service.setServiceParent(self.accounts, self)
         self.hub = Hub(reactor, resume_seconds=settings.resume_minutes * 60)
+        #: Cluster mode: this node (leases, spread, failover) and the NATS URL (routing's).
+        self.cluster: ClusterNode | None = None
+        self.cluster_tables: ClusterTables | None = None
+        self.nats_url = nats_url
+        if node is not None:
+            schedule = ()  # tournaments are not run by a cluster node yet (docs/design/cluster.md)
         self.tournaments: TournamentScheduler | None = None
         self.desk: TournamentDesk | None = None
         if isinstance(schedule, Sequence):
@@ -189,6 +204,8 @@ class RoomService(MultiService):
                 policies=self.policies,
             )
             self.accounts.banned = self.admin.banned  # banned players cannot log in
+        if node is not None:
+            self._cluster_node(node)
         self.listening: IListeningPort | None = None
         self.ready: Deferred[IListeningPort] = Deferred()
         #: Staff accounts in the database at start-up (None until read): the summary's hint.
@@ -198,6 +215,32 @@ class RoomService(MultiService):
         self.casino_bankrolls: dict[str, int] = {}
         self._purge = LoopingCall(self.hub.purge_tokens)
         self._purge.clock = reactor
+
+    def _cluster_node(self, node: str) -> None:
+        """Cluster mode: the node service and the tables it opens as it takes their leases."""
+        from pokerroom.cluster.node import ClusterNode
+        from pokerroom.cluster.tables import ClusterTables
+
+        def add(actor: TableActor) -> None:
+            self.lobby.add_table(actor.table_id, actor, table_info(actor))
+
+        self.cluster_tables = ClusterTables(
+            self.reactor,
+            self.ledger,
+            self.settings.tables,
+            listener=self.hub,
+            rng=secrets.SystemRandom(),  # C-15
+            policies=self.policies,
+            add=add,
+            remove=self._remove_table,
+        )
+        self.cluster = ClusterNode(
+            node, self.ledger, self.cluster_tables, self.settings.cluster, clock=self.reactor
+        )
+
+    def _remove_table(self, table_id: str) -> None:
+        """A cluster node stopped acting on a table: out of this node's lobby."""
+        self.lobby.tables.pop(table_id, None)
 
     def refunds_now(self) -> Deferred[Any]:
         """Run the refund job now for a cancelled tournament, unless `[jobs]
@@ -226,6 +269,11 @@ class RoomService(MultiService):
         listeners = self.bind()  # ListenerError: a port is taken and nothing has started
         if (listeners.admin is None) != (self.admin is None):
             raise ValueError("the listeners handed in do not match [admin] endpoint")
+        if self.cluster is not None:  # where players reach this node (cluster status)
+            host = cast(IPv4Address | IPv6Address, listeners.players.port.getHost())
+            self.cluster.address = f"{host.host}:{host.port}"
+            if self.cluster.parent is None:  # after the ledger: it stops before it
+                Service.setServiceParent(self.cluster, self)
         try:
             MultiService.startService(self)  # SchemaNotAtHead before anything else runs
         except BaseException:
@@ -237,7 +285,7 @@ class RoomService(MultiService):
     def _open(self, listeners: RoomListeners) -> Generator[Deferred[Any], Any, IListeningPort]:
         rng = secrets.SystemRandom()  # C-15: a cryptographically secure shuffle
         actors: list[TableActor] = []
-        for config in self.settings.tables:
+        for config in self.settings.tables if self.cluster is None else ():
             actor = TableActor(
                 config,
                 clock=self.reactor,
@@ -287,6 +335,8 @@ class RoomService(MultiService):
             self._purge.stop()
         if self.admin is not None:
             waits.append(self.admin.stop())
+        if self.cluster is not None:  # its tables stop, its leases are released
+            waits.append(self.cluster.stop())
         self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pokerroom.admin.settings import AdminSettings
 from pokerroom.cash import CashTableConfig
 from pokerroom.chat import ChatRules
+from pokerroom.cluster.config import ClusterSettings
 from pokerroom.engine import VARIANTS
 from pokerroom.jobs.runner import JobSettings
 from pokerroom.ledger import LedgerSettings
@@ -41,6 +42,7 @@ SECTIONS = (
     "tournaments",
     "admin",
     "jobs",
+    "cluster",
 )
 
 
@@ -75,6 +77,8 @@ class RoomSettings:
     schedule: str | None = None
     #: `[jobs]`: how often `serve` runs each scheduled job (docs/OPERATIONS.md).
     jobs: JobSettings = field(default_factory=JobSettings)
+    #: `[cluster]`: lease timings of a cluster node (docs/SERVER.md; used with `--cluster`).
+    cluster: ClusterSettings = field(default_factory=ClusterSettings)
 
 
 #: `[server]`: what each key is.
@@ -180,10 +184,14 @@ def parse_settings(data: Mapping[str, Any]) -> RoomSettings:
     admin_kinds = field_types(AdminSettings, leave_out=("config_file",))
     admin = parts.build(AdminSettings, parts.section("admin"), admin_kinds, "[admin] ")
     jobs = parts.build(JobSettings, parts.section("jobs"), field_types(JobSettings), "[jobs] ")
+    cluster_kinds = field_types(ClusterSettings)
+    cluster = parts.build(ClusterSettings, parts.section("cluster"), cluster_kinds, "[cluster] ")
     if parts.problems:
         raise SettingsError(parts.problems)
     assert session_settings and hashing and login_limits and chat and ledger and admin and jobs
+    assert cluster is not None
     return RoomSettings(
+        cluster=cluster,
         admin=admin,
         jobs=jobs,
         host=server.get("host", DEFAULT_HOST),

@@ -1,0 +1,28 @@
+"""`[cluster]` of room.toml: the lease timings of a cluster node (docs/SERVER.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSettings:
+    """How often a node renews its leases, how long they last, and when it stops on its own.
+
+    A node that has not renewed a lease for `ttl_seconds - margin_seconds` (by its own clock)
+    stops acting on it, before the lease can expire (docs/design/cluster.md, "Self-stop").
+    """
+
+    name: str = "room"  # the cluster's name: NATS subjects start with `pokerroom.<name>.`
+    renew_seconds: float = 2.0
+    ttl_seconds: float = 10.0
+    margin_seconds: float = 3.0
+
+    def __post_init__(self) -> None:
+        """Refuse timings that cannot work: a renewal must fit well inside the TTL."""
+        if not self.name or any(c in self.name for c in ". *>"):
+            raise ValueError("cluster name: a non-empty word without dots, spaces, * or >")
+        if self.renew_seconds <= 0 or self.margin_seconds < 0:
+            raise ValueError("cluster renew_seconds > 0 and margin_seconds >= 0")
+        if self.renew_seconds >= self.ttl_seconds - self.margin_seconds:
+            raise ValueError("cluster renew_seconds must be below ttl_seconds - margin_seconds")

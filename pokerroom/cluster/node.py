@@ -1,0 +1,332 @@
+"""ClusterNode: a node's row, its leases and the resources it acts on (docs/design/cluster.md).
+
+A Twisted Service of the room in cluster mode only (`room.cluster`), started after the ledger.
+It registers the node's `cluster_nodes` row, then every `renew_seconds`, in one round in the
+ledger's money lane (ARCH 7): the heartbeat (which says whether the node is to drain), ONE
+renewal of all its leases, and who is alive and owns what. Then, on the reactor thread:
+
+- a lease left out of the renewal is lost: its resource stops at once (`on_lose`);
+- **self-stop**: a lease not renewed for `ttl - margin` seconds by the node's own clock stops
+  before it can expire (a timer set at each renewal, and checked first thing every round, so a
+  node that was paused stops before it does anything else it can help);
+- **drain** (`cluster drain NAME`) or **balance** (owning more than `ceil(resources / live
+  nodes)`): the table deals no new hand; once none runs the node stops it and releases the lease
+  (epoch kept) for another node to take — no hand is void;
+- **spread**: while it owns fewer than its share, it takes free or expired leases (tables in
+  name order, a new epoch each) and opens them (`on_take`).
+
+A write refused by the fence (`lease_lost`) stops that resource at once too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import structlog
+from sqlalchemy.engine import Engine
+from twisted.application.service import Service
+from twisted.internet.defer import Deferred, DeferredList, inlineCallbacks, succeed
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
+
+import pokerroom.cluster.leases as leases
+from pokerroom.cash.hand_store import WriteFence
+from pokerroom.cluster.config import ClusterSettings
+from pokerroom.cluster.fence import LeaseFence
+from pokerroom.ledger.service import LedgerService
+
+log = structlog.get_logger("pokerroom.cluster")
+
+
+class ResourceHost(Protocol):
+    """What the node opens and closes as it takes and loses leases (pokerroom/cluster/tables.py)."""
+
+    def resources(self) -> list[str]:
+        """Every resource this host can run, in the order they are taken."""
+        ...
+
+    def open(self, resource: str, fence: WriteFence) -> Deferred[None]:
+        """Start acting on `resource`, every write fenced by `fence`."""
+        ...
+
+    def close(self, resource: str) -> None:
+        """Stop acting on `resource` now."""
+        ...
+
+    def hold(self, resource: str) -> None:
+        """Begin nothing new on `resource` (a drain)."""
+        ...
+
+    def idle(self, resource: str) -> bool:
+        """Whether `resource` can be handed over now without voiding anything."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """What one round read and wrote: drain flag, leases renewed, live nodes, owners."""
+
+    draining: bool
+    renewed: frozenset[str]
+    live: int  # nodes alive and not draining (this one included unless it drains)
+    owners: dict[str, str]  # resource -> owner, of the leases not expired
+
+
+def one_round(
+    engine: Engine, name: str, held: dict[str, int], ttl: float, live_within: float
+) -> Round:
+    """The blocking part of a round (a ledger thread): heartbeat, renew, live nodes, owners."""
+    draining = leases.heartbeat(engine, name)
+    renewed = leases.renew(engine, name, held, ttl)
+    live = sum(1 for n in leases.live_nodes(engine, live_within) if not n.draining)
+    return Round(draining, frozenset(renewed), live, leases.owners(engine))
+
+
+class ClusterNode(Service):
+    """One node of the cluster: its row, its leases, the resources it acts on."""
+
+    name = "cluster"
+
+    def __init__(
+        self,
+        node: str,
+        ledger: LedgerService,
+        host: ResourceHost,
+        settings: ClusterSettings,
+        *,
+        clock: IReactorTime,
+        address: str = "",
+    ) -> None:
+        self.node = node  # this node's name (`--node`); `name` is the Service's
+        self.ledger = ledger
+        self.host = host
+        self.settings = settings
+        self.clock = clock
+        self.address = address
+        #: resource -> epoch of every lease this node acts on (opening, open or handing over).
+        self.held: dict[str, int] = {}
+        self.handing_over: set[str] = set()  # held, dealing nothing new, released once idle
+        self.draining = False
+        self.on_take: list[Callable[[str], None]] = []
+        self.on_lose: list[Callable[[str], None]] = []
+        self.renewed_at: dict[str, float] = {}  # resource -> last renewal sent (own clock)
+        self._loop = LoopingCall(self.tick)
+        self._loop.clock = clock
+        self._round: Deferred[Any] | None = None  # the round in flight
+        self._watchdog: IDelayedCall | None = None
+        self.rounds = 0
+
+    # ------------------------------------------------------------------ interfaces
+
+    def owned(self) -> frozenset[str]:
+        """The resources this node owns and acts on now."""
+        return frozenset(self.held)
+
+    def epoch(self, resource: str) -> int | None:
+        """The epoch this node holds `resource` at, or None."""
+        return self.held.get(resource)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def startService(self) -> None:
+        """Write the node's row, then run a round every `renew_seconds`."""
+        Service.startService(self)
+        d = self.ledger.run(leases.register, self.node, self.address)
+        d.addCallbacks(self._registered, self._round_failed)
+
+    def _registered(self, _: object) -> None:
+        log.info("node_registered", node=self.node, address=self.address)
+        if self.running and not self._loop.running:
+            self._loop.start(self.settings.renew_seconds, now=True)
+
+    def stop(self) -> Deferred[Any]:
+        """Stop every resource and release its lease (the room is stopping)."""
+        if self._loop.running:
+            self._loop.stop()
+        self._cancel_watchdog()
+        releases = []
+        for resource in sorted(self.held):
+            epoch = self.held[resource]
+            self._lose(resource, "node_stopping")
+            releases.append(self.ledger.run(leases.release, resource, self.node, epoch))
+        return DeferredList(releases, consumeErrors=True)
+
+    def stopService(self) -> Deferred[Any]:
+        """Stop acting on anything (leases released by `stop`, else they expire)."""
+        Service.stopService(self)
+        if self.held or self._loop.running:
+            return self.stop()
+        return succeed(None)
+
+    # ------------------------------------------------------------------ rounds
+
+    def tick(self) -> None:
+        """One round: self-stop first (own clock), then heartbeat, renew, spread, hand over."""
+        self._self_stop()
+        if self._round is not None or not self.running:
+            return  # the last round has not come back: the watchdog guards the leases
+        self.rounds += 1
+        sent = self.clock.seconds()
+        held = dict(self.held)
+        s = self.settings
+        d = self.ledger.run(one_round, self.node, held, s.ttl_seconds, s.ttl_seconds)
+        self._round = d
+        d.addCallback(self._answered, held, sent)
+        d.addErrback(self._round_failed)
+        d.addBoth(self._round_done)
+
+    def _round_done(self, _: object) -> None:
+        self._round = None
+
+    def _round_failed(self, failure: Failure) -> None:
+        log.warning("cluster_round_failed", node=self.node, error=failure.getErrorMessage())
+
+    def _answered(self, found: Round, held: dict[str, int], sent: float) -> Deferred[Any]:
+        for resource, epoch in held.items():
+            if self.held.get(resource) != epoch:
+                continue  # lost or released meanwhile
+            if resource in found.renewed:
+                self.renewed_at[resource] = sent
+            else:
+                self._lose(resource, "lease_lost")
+        self._arm_watchdog()
+        if found.draining != self.draining:
+            self.draining = found.draining
+            log.warning("node_draining" if self.draining else "node_undrained", node=self.node)
+        self._hand_over(found)
+        return self._spread(found)
+
+    # ------------------------------------------------------------------ self-stop
+
+    def _deadline(self) -> float | None:
+        """When the oldest renewal stops counting (own clock): `ttl - margin` after it."""
+        if not self.renewed_at:
+            return None
+        s = self.settings
+        return min(self.renewed_at.values()) + s.ttl_seconds - s.margin_seconds
+
+    def _self_stop(self) -> None:
+        """Stop every resource whose last renewal is `ttl - margin` old (own clock)."""
+        s = self.settings
+        limit = self.clock.seconds() - (s.ttl_seconds - s.margin_seconds)
+        for resource, at in list(self.renewed_at.items()):
+            if at <= limit and resource in self.held:
+                self._lose(resource, "not_renewed")
+
+    def _arm_watchdog(self) -> None:
+        self._cancel_watchdog()
+        deadline = self._deadline()
+        if deadline is not None:
+            delay = max(0.0, deadline - self.clock.seconds())
+            self._watchdog = self.clock.callLater(delay, self._watchdog_fired)
+
+    def _watchdog_fired(self) -> None:
+        self._watchdog = None
+        self._self_stop()
+        self._arm_watchdog()
+
+    def _cancel_watchdog(self) -> None:
+        if self._watchdog is not None and self._watchdog.active():
+            self._watchdog.cancel()
+        self._watchdog = None
+
+    # ------------------------------------------------------------------ losing, handing over
+
+    def _lose(self, resource: str, reason: str) -> None:
+        """Stop acting on `resource` now (its lease is not released: it may be another's)."""
+        epoch = self.held.pop(resource, None)
+        if epoch is None:
+            return
+        self.renewed_at.pop(resource, None)
+        self.handing_over.discard(resource)
+        log.warning("resource_lost", node=self.node, resource=resource, epoch=epoch, why=reason)
+        self.host.close(resource)
+        for listener in list(self.on_lose):
+            listener(resource)
+
+    def fenced_out(self, resource: str, epoch: int) -> None:
+        """A write of `resource` at `epoch` was refused by the fence: stop it."""
+        if self.held.get(resource) == epoch:
+            self._lose(resource, "write_fenced")
+
+    def _share(self, found: Round) -> int:
+        """How many resources this node should own: ceil(resources / live nodes)."""
+        return math.ceil(len(self.host.resources()) / max(1, found.live))
+
+    def _hand_over(self, found: Round) -> None:
+        """Drain everything, or the surplus over the node's share; release what is idle."""
+        if self.draining:
+            wanted = set(self.held)
+        else:
+            surplus = len(self.held) - self._share(found)
+            wanted = set(self.handing_over)
+            for resource in sorted(set(self.held) - wanted, reverse=True):
+                if len(wanted) >= max(0, surplus):
+                    break
+                wanted.add(resource)
+        for resource in sorted(wanted):
+            if resource not in self.handing_over:
+                self.handing_over.add(resource)
+                log.info("resource_handing_over", node=self.node, resource=resource)
+                self.host.hold(resource)
+            if self.host.idle(resource):
+                self._release(resource)
+
+    def _release(self, resource: str) -> None:
+        epoch = self.held.get(resource)
+        if epoch is None:
+            return
+        self._lose(resource, "handed_over")
+        d = self.ledger.run(leases.release, resource, self.node, epoch)
+        d.addErrback(self._round_failed)
+
+    # ------------------------------------------------------------------ spreading
+
+    @inlineCallbacks
+    def _spread(self, found: Round) -> Generator[Deferred[Any], Any, None]:
+        """Take free or expired leases while this node owns fewer than its share."""
+        if self.draining or not self.running:
+            return
+        share = self._share(found)
+        for resource in self.host.resources():
+            if len(self.held) >= share or not self.running:
+                return
+            if resource in self.held or found.owners.get(resource, self.node) != self.node:
+                continue  # ours already, or another's (a lease of our name: a past run's)
+            sent = self.clock.seconds()
+            epoch = yield self.ledger.run(
+                leases.take, resource, self.node, self.settings.ttl_seconds
+            )
+            if epoch is None or not self.running:
+                continue
+            self._take(resource, int(epoch), sent)
+
+    def _take(self, resource: str, epoch: int, sent: float) -> None:
+        self.held[resource] = epoch
+        self.renewed_at[resource] = sent
+        self._arm_watchdog()
+        log.info("resource_taken", node=self.node, resource=resource, epoch=epoch)
+        fence = LeaseFence(resource, self.node, epoch, self.fenced_out)
+        d = self.host.open(resource, fence)
+        d.addCallbacks(
+            self._opened,
+            self._open_failed,
+            callbackArgs=(resource, epoch),
+            errbackArgs=(resource, epoch),
+        )
+
+    def _opened(self, _: object, resource: str, epoch: int) -> None:
+        if self.held.get(resource) != epoch:
+            return
+        log.info("resource_opened", node=self.node, resource=resource, epoch=epoch)
+        for listener in list(self.on_take):
+            listener(resource)
+
+    def _open_failed(self, failure: Failure, resource: str, epoch: int) -> None:
+        log.error("resource_open_failed", resource=resource, error=failure.getErrorMessage())
+        if self.held.get(resource) == epoch:
+            self._lose(resource, "open_failed")
