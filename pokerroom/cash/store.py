@@ -24,15 +24,12 @@ from pokerroom.cash.schema import (
     SETTLED,
     STARTED,
     VOID,
-    cash_hand_histories,
-    cash_hand_players,
-    cash_hand_rake,
     cash_hands,
     cash_seats,
 )
 from pokerroom.ledger import transfers
 from pokerroom.ledger.accounts import get_account
-from pokerroom.ledger.db import in_transaction, read
+from pokerroom.ledger.db import DriverCursor, in_transaction, read
 from pokerroom.ledger.errors import UnknownAccount
 from pokerroom.ledger.kinds import AccountKind, AccountRef, TransferKind, house, wallet
 from pokerroom.ledger.schema import accounts, journal, postings
@@ -46,22 +43,63 @@ def escrow(table_id: str, player_id: str, currency: str) -> AccountRef:
     return AccountRef(AccountKind.SEAT_ESCROW, f"{table_id}/{player_id}", currency)
 
 
-# Statements of the per-hand path, built once: building and keying a Core statement on
-# every call cost the single writer thread (and the GIL it shares with the reactor) more
-# than executing it.
-_INSERT_HAND = sa.insert(cash_hands)
-_INSERT_SEATS = sa.insert(cash_seats)
-_DELETE_SEATS = sa.delete(cash_seats).where(
-    cash_seats.c.table_id == sa.bindparam("seats_table"),
-    cash_seats.c.seat.in_(sa.bindparam("seats_numbers", expanding=True)),
+# Statements of the per-hand path, written once per driver and run on the driver's cursor:
+# building and keying a Core statement, and SQLAlchemy's per-execution work, cost the single
+# writer thread (and the GIL it shares with the reactor) more than executing them.
+_SEAT_COLUMNS = (
+    "table_id, seat, player_id, session, stack, sat_at_ms, hands_played, timebank_ms,"
+    " sitting_out, missed_sb, missed_bb"
 )
-_UPDATE_HAND = sa.update(cash_hands).where(cash_hands.c.id == sa.bindparam("hand_key"))
-_RAKE_OF_HAND = sa.select(cash_hand_rake.c.player_id).where(
-    cash_hand_rake.c.hand_id == sa.bindparam("hand_key")
-)
-_INSERT_RAKE = sa.insert(cash_hand_rake)
-_INSERT_HISTORY = sa.insert(cash_hand_histories)
-_INSERT_HAND_PLAYERS = sa.insert(cash_hand_players)
+
+
+class _Sql:
+    """The per-hand statements with `m`, the driver's positional placeholder."""
+
+    def __init__(self, m: str) -> None:
+        self.mark = m
+        self.insert_hand = (
+            "INSERT INTO cash_hands (id, table_id, number, status, started_at_ms, start_stacks)"
+            f" VALUES ({m}, {m}, {m}, {m}, {m}, {m}) ON CONFLICT (id) DO NOTHING"
+        )
+        self.insert_seat = (
+            f"INSERT INTO cash_seats ({_SEAT_COLUMNS}) VALUES ({', '.join([m] * 11)})"
+        )
+        self.settle_hand = (
+            f"UPDATE cash_hands SET status = {m}, result = {m}, ended_at_ms = {m} WHERE id = {m}"
+        )
+        self.settle_hand_kept_end = (
+            f"UPDATE cash_hands SET status = {m}, result = {m} WHERE id = {m}"
+        )
+        self.insert_rake = (
+            f"INSERT INTO cash_hand_rake (hand_id, player_id, amount) VALUES ({m}, {m}, {m})"
+            " ON CONFLICT (hand_id, player_id) DO NOTHING"
+        )
+        self.insert_history = (
+            "INSERT INTO cash_hand_histories (hand_id, table_id, ended_at_ms, history)"
+            f" VALUES ({m}, {m}, {m}, {m})"
+        )
+        self.insert_hand_player = (
+            "INSERT INTO cash_hand_players (player_id, hand_id, table_id, ended_at_ms)"
+            f" VALUES ({m}, {m}, {m}, {m})"
+        )
+        self._deletes: dict[int, str] = {}
+
+    def delete_seats(self, count: int) -> str:
+        """DELETE of `count` seats of one table (the table id first, then the seats)."""
+        text = self._deletes.get(count)
+        if text is None:
+            seats = ", ".join([self.mark] * count)
+            text = f"DELETE FROM cash_seats WHERE table_id = {self.mark} AND seat IN ({seats})"
+            self._deletes[count] = text
+        return text
+
+
+_SQL = {"sqlite": _Sql("?"), "postgresql": _Sql("%s")}
+
+
+def _sql(conn: Connection) -> _Sql:
+    """The statements in the placeholder style of the connection's driver."""
+    return _SQL[conn.dialect.name]
 
 
 def settlement_key(hand_id: str) -> str:
@@ -266,43 +304,63 @@ def start_hand(
 
     Idempotent: run again after its commit, it finds the row and rewrites the seats only.
     """
-
-    def work(conn: Connection) -> None:
-        conn.execute(
-            _INSERT_HAND,
-            {
-                "id": hand_id,
-                "table_id": table_id,
-                "number": number,
-                "status": STARTED,
-                "started_at_ms": now_ms,
-                "start_stacks": dict(start_stacks),
-            },
-        )
-        _save_seats(conn, table_id, seats)
-
-    try:
-        in_transaction(engine, work)
-    except sa.exc.IntegrityError:
-        if not _exists(engine, cash_hands.c.id, hand_id):
-            raise
-        in_transaction(engine, lambda c: _save_seats(c, table_id, seats))
+    in_transaction(
+        engine,
+        partial(
+            start_hand_on,
+            hand_id=hand_id,
+            table_id=table_id,
+            number=number,
+            now_ms=now_ms,
+            start_stacks=start_stacks,
+            seats=seats,
+        ),
+    )
 
 
-def _exists(engine: Engine, column: sa.Column[str], value: str) -> bool:
-    """Whether a row with `column == value` is stored (an earlier run of the same write)."""
-    query = sa.select(column).where(column == value).limit(1)
-    return read(engine, lambda conn: conn.execute(query).first()) is not None
+def start_hand_on(
+    conn: Connection,
+    hand_id: str,
+    table_id: str,
+    number: int,
+    now_ms: int,
+    start_stacks: Mapping[str, int],
+    seats: Sequence[SeatRow],
+) -> None:
+    """`start_hand` in the caller's transaction: a hands row already stored is kept as it is
+    (`ON CONFLICT DO NOTHING`) and the seats are rewritten."""
+    sql = _sql(conn)
+    cursor = DriverCursor(conn)
+    cursor.execute(
+        sql.insert_hand,
+        (hand_id, table_id, number, STARTED, now_ms, json.dumps(dict(start_stacks))),
+    )
+    _save_seats(cursor, sql, table_id, seats)
 
 
-def _save_seats(conn: Connection, table_id: str, seats: list[SeatRow]) -> None:
+def _save_seats(cursor: DriverCursor, sql: _Sql, table_id: str, seats: Sequence[SeatRow]) -> None:
     """Rewrite these seats' rows; rows of seats being taken or left meanwhile stay as they are."""
     if not seats:
         return
     numbers = [row.seat for row in seats]
     # one statement for the seats of the hand, not one per seat
-    conn.execute(_DELETE_SEATS, {"seats_table": table_id, "seats_numbers": numbers})
-    conn.execute(_INSERT_SEATS, [_seat_values(table_id, r) for r in seats])
+    cursor.execute(sql.delete_seats(len(numbers)), (table_id, *numbers))
+    cursor.executemany(sql.insert_seat, [(table_id, *_seat_tuple(r)) for r in seats])
+
+
+def _seat_tuple(row: SeatRow) -> tuple[Any, ...]:
+    return (
+        row.seat,
+        row.player_id,
+        row.session,
+        row.stack,
+        row.sat_at_ms,
+        row.hands_played,
+        row.timebank_ms,
+        row.sitting_out,
+        row.missed_sb,
+        row.missed_bb,
+    )
 
 
 def _mark_settled(
@@ -312,29 +370,23 @@ def _mark_settled(
     now_ms: int | None,
     history: HistoryIn | None = None,
 ) -> None:
-    values: dict[str, Any] = {"hand_key": hand_id, "status": SETTLED, "result": dict(result)}
-    if now_ms is not None:
-        values["ended_at_ms"] = now_ms
-    conn.execute(_UPDATE_HAND, values)
-    shares = {p: a for p, a in dict(result.get("rake_by_player", {})).items() if a}
-    existing = conn.execute(_RAKE_OF_HAND, {"hand_key": hand_id}).first()
-    if shares and existing is None:
-        conn.execute(
-            _INSERT_RAKE,
-            [{"hand_id": hand_id, "player_id": p, "amount": a} for p, a in shares.items()],
-        )
+    """Status `settled` with the result, the rake shares (kept if already stored) and the
+    history, on the driver's cursor with statements built once (the per-hand path)."""
+    sql = _sql(conn)
+    cursor = DriverCursor(conn)
+    if now_ms is None:
+        cursor.execute(sql.settle_hand_kept_end, (SETTLED, json.dumps(dict(result)), hand_id))
+    else:
+        cursor.execute(sql.settle_hand, (SETTLED, json.dumps(dict(result)), now_ms, hand_id))
+    shares = [(hand_id, p, a) for p, a in dict(result.get("rake_by_player", {})).items() if a]
+    if shares:
+        cursor.executemany(sql.insert_rake, shares)
     if history is not None and now_ms is not None:
         table_id, players, fields = history
-        conn.execute(
-            _INSERT_HISTORY,
-            {"hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms, "history": fields},
-        )
-        conn.execute(
-            _INSERT_HAND_PLAYERS,
-            [
-                {"player_id": p, "hand_id": hand_id, "table_id": table_id, "ended_at_ms": now_ms}
-                for p in dict.fromkeys(players)
-            ],
+        cursor.execute(sql.insert_history, (hand_id, table_id, now_ms, json.dumps(fields)))
+        cursor.executemany(
+            sql.insert_hand_player,
+            [(p, hand_id, table_id, now_ms) for p in dict.fromkeys(players)],
         )
 
 

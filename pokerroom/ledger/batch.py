@@ -30,12 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
 import pokerroom.ledger.accounts as acc
-from pokerroom.ledger.db import in_transaction
+from pokerroom.ledger.db import DriverCursor, in_transaction
 from pokerroom.ledger.errors import (
     CurrencyMismatch,
     IdempotencyConflict,
@@ -210,10 +209,11 @@ def _replay_or_conflict(first: StoredTransfer, entry: Entry) -> Transfer | Excep
     return first.replay()
 
 
-def _cursor(conn: Connection) -> Any:
+def _cursor(conn: Connection) -> DriverCursor:
     """A cursor of the driver's own connection: the batch's few statements skip SQLAlchemy's
-    per-statement work (the transaction, its events and its commit stay SQLAlchemy's)."""
-    return conn.connection.cursor()
+    per-statement work (the transaction, its events and its commit stay SQLAlchemy's; its
+    errors are SQLAlchemy's, so that an outage is still told from a refusal)."""
+    return DriverCursor(conn)
 
 
 def _insert_journal(conn: Connection, items: list[Pending]) -> dict[str, int]:
@@ -339,13 +339,13 @@ def _insert_postings(conn: Connection, rows: list[tuple[int, int, int, int]]) ->
         return
     if conn.dialect.name == "postgresql":
         columns = [list(column) for column in zip(*rows, strict=True)]
-        conn.exec_driver_sql(
+        _cursor(conn).execute(
             "INSERT INTO postings (journal_id, account_id, amount, balance_after)"
             " SELECT * FROM unnest(%b::bigint[], %b::int[], %b::bigint[], %b::bigint[])",
-            tuple(columns),
+            columns,
         )
         return
-    conn.exec_driver_sql(
+    _cursor(conn).executemany(
         "INSERT INTO postings (journal_id, account_id, amount, balance_after) VALUES (?, ?, ?, ?)",
         rows,
     )
@@ -357,10 +357,12 @@ def _set_balances(conn: Connection, rows: list[tuple[int, int]]) -> None:
         return
     if conn.dialect.name == "postgresql":
         ids, values = [list(column) for column in zip(*rows, strict=True)]
-        conn.exec_driver_sql(
+        _cursor(conn).execute(
             "UPDATE accounts AS a SET balance = v.balance"
             " FROM unnest(%b::int[], %b::bigint[]) AS v(id, balance) WHERE a.id = v.id",
             (ids, values),
         )
         return
-    conn.exec_driver_sql("UPDATE accounts SET balance = ? WHERE id = ?", [(b, a) for a, b in rows])
+    _cursor(conn).executemany(
+        "UPDATE accounts SET balance = ? WHERE id = ?", [(b, a) for a, b in rows]
+    )

@@ -12,9 +12,9 @@ import random
 import re
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -239,6 +239,52 @@ def in_transaction(
                 raise
             backoff(attempt)
     raise AssertionError("unreachable")
+
+
+class DriverCursor:
+    """A cursor of the driver's own connection, for statements written once and run without
+    SQLAlchemy's per-execution work (the per-hand path). Its errors are SQLAlchemy's, as
+    through `Connection.execute` (`IntegrityError`, `OperationalError`, a lost connection
+    flagged `connection_invalidated`), so that `faults.is_transient` and callers judge them
+    alike. The transaction, its events and its commit stay SQLAlchemy's."""
+
+    __slots__ = ("_conn", "_cursor")
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._cursor = conn.connection.cursor()
+
+    def execute(self, statement: str, params: Sequence[Any] = ()) -> DriverCursor:
+        """Run one statement with positional parameters in the driver's placeholder style."""
+        try:
+            self._cursor.execute(statement, params)
+        except self._conn.dialect.loaded_dbapi.Error as exc:
+            raise self._error(exc, statement, params) from exc
+        return self
+
+    def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement once per row."""
+        try:
+            self._cursor.executemany(statement, rows)
+        except self._conn.dialect.loaded_dbapi.Error as exc:
+            raise self._error(exc, statement, rows) from exc
+
+    def fetchall(self) -> list[Any]:
+        """The rows the last statement returned."""
+        return list(self._cursor.fetchall())
+
+    def _error(self, exc: Any, statement: str, params: Any) -> sa.exc.StatementError:
+        dialect = self._conn.dialect
+        lost = dialect.is_disconnect(exc, self._conn.connection.dbapi_connection, self._cursor)
+        error: sa.exc.StatementError = sa.exc.DBAPIError.instance(
+            statement,
+            params,
+            exc,
+            dialect.loaded_dbapi.Error,
+            connection_invalidated=lost,
+            dialect=dialect,
+        )
+        return error
 
 
 def read(bind: Engine | Connection, work: Callable[[Connection], T]) -> T:

@@ -25,6 +25,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from twisted.internet.task import Clock
 
+import pokerroom.cash.store as store
 from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
 from pokerroom.ledger import LedgerService, make_engine
 from pokerroom.ledger.kinds import external, wallet
@@ -65,11 +66,14 @@ def die() -> None:
 def arm(engine: Any, point: str) -> None:
     """Die at `point` while the second hand settles."""
     if point == "before_commit":
+        mark_settled = store._mark_settled
 
-        @event.listens_for(engine, "before_cursor_execute")
-        def note(conn: Connection, cursor: Any, statement: str, *args: Any) -> None:
-            if statement.lstrip().upper().startswith("INSERT INTO CASH_HAND_HISTORIES"):
-                conn.info["history_of_hand"] = True
+        def note(conn: Connection, hand_id: str, *args: Any, **kwargs: Any) -> None:
+            # the settled status and history go on the driver's cursor (no statement events)
+            mark_settled(conn, hand_id, *args, **kwargs)
+            conn.info["history_of_hand"] = True
+
+        store._mark_settled = note
 
         @event.listens_for(engine, "commit")
         def before_commit(conn: Connection) -> None:
