@@ -199,7 +199,9 @@ class DealResult(ServerMessage, tag="deal_result", frozen=True):
     """How a proposal ended (T-13), to every player of it: `outcome` made (every player
     accepted: the amounts are paid now; play goes on for the amount left to play for, or the
     tournament ends), rejected (`rejected_by`), expired (not everyone answered in time) or
-    withdrawn (the staff put another split); play resumes exactly as it was unless made."""
+    withdrawn (the staff put another split), or restart (the server restarted while it was
+    being made: void, told after the table snapshot of the player's next login, T-18); play
+    resumes exactly as it was unless made."""
 
     tournament_id: str
     deal_id: str

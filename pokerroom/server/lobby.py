@@ -248,6 +248,8 @@ class Lobby:
         tables = self.open_tables(player)
         for table_id in tables:
             self._quietly(self._table(table_id).reconnected, player, table_id)
+        if self.tournament_desk is not None:  # T-18: a deal a restart voided, told once
+            self.tournament_desk.reconnected(player)
         return tables
 
     def disconnected(self, player: str) -> None:

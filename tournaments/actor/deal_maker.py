@@ -21,7 +21,8 @@ the ledger:
   (the amount left to play for to first place, nothing to the other places still to award).
   Then the tournament ends (places by chips at the deal) or plays on for the rest.
 
-Nothing of a deal in the making is stored: after a restart play simply resumes (no deal).
+The deal in the making is stored while it is open (`deal_restart`): a restart voids it, and
+its players hear `deal_result` `restart` when they log in again (T-18).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from twisted.internet.interfaces import IDelayedCall
 from pokerroom.protocol.staking_messages import DealProposal, DealRequested, DealResult, DealState
 from pokerroom.protocol.tournament_messages import DealFigure, DealView
 from tournaments import store
+from tournaments.actor import deal_restart
 from tournaments.actor.recorder import Op
 from tournaments.director import deal_flow as rules
 from tournaments.director import errors
@@ -54,6 +56,7 @@ from tournaments.director.deals import Deal, deal_moves
 from tournaments.director.errors import DirectorError
 from tournaments.director.payouts import PrizeTable
 from tournaments.store import stake_store
+from tournaments.store.deal_pending import PendingDeal
 
 if TYPE_CHECKING:
     from twisted.internet.interfaces import IReactorTime
@@ -113,6 +116,8 @@ class DealMaker:
         #: Every deal message sent: (players, message) — what the players were told.
         self.told: list[tuple[tuple[str, ...], Any]] = []
         self.failures: list[tuple[str, str]] = []
+        #: T-18: the players of a deal a restart voided, told when they log in again.
+        self.restart = deal_restart.RestartNotice(actor.tid, self._tell)
         actor.floor.on_held = self._paused
 
     # ------------------------------------------------------------------ reading
@@ -308,6 +313,7 @@ class DealMaker:
             if proposal is not None and before.phase is DealPhase.PROPOSED:
                 rejection = step.flow.rejections[-1]
                 outcome = "expired" if rejection.by is None else "rejected"
+                self.actor.durable.write(deal_restart.cleared(self.actor.tid))
                 self._tell_result(proposal, outcome, rejection.by)
             self._release()
         elif action is DealAction.PAY:
@@ -321,6 +327,8 @@ class DealMaker:
         self._cancel_expiry()
         delay = max(0.0, proposal.deadline - self._now())
         self._expiry = self.actor.clock.callLater(delay, self._expired)
+        now, tid = self._now(), self.actor.tid  # stored before anyone hears of it (T-18)
+        self.actor.durable.write(deal_restart.stored(tid, proposal, self.proposed_by, now))
         self.actor.log.info(
             "deal_proposed", deal=proposal.deal_id, kind=proposal.kind.value,
             figures=proposal.deal.amounts,
@@ -400,6 +408,7 @@ class DealMaker:
                 prizes=table,
                 overlay_posted=payouts.overlay,
             ),
+            deal_restart.cleared(actor.tid),  # no deal in the making: in the same unit
             *ops,
         ]
         for player, amount in zip(record.players, record.amounts, strict=True):
@@ -453,6 +462,14 @@ class DealMaker:
         for player, amount in zip(row.players, row.amounts, strict=True):
             credited = self.actor.payouts.credited
             credited[player] = credited.get(player, 0) + amount
+
+    def voided(self, deal: PendingDeal | None) -> None:
+        """T-18 resume: the deal in the making at the crash is void (never applied; its id is
+        not used again); its players are told when they log in again (`restart`)."""
+        if deal is not None:
+            serial = int(deal.deal_id) if deal.deal_id.isdigit() else 0
+            self.flow = replace(self.flow, serial=max(self.flow.serial, serial))
+            self.restart.voided(deal)
 
 
 def after_deal(table: PrizeTable, players: int, left_to_play_for: int) -> PrizeTable:

@@ -16,11 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred, inlineCallbacks
 from twisted.internet.interfaces import IDelayedCall
 
-from pokerroom.ledger.db import read
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import UNSET, Frame, LegalView, WireObject
@@ -35,7 +33,6 @@ from pokerroom.protocol.tournament_messages import (
     TicketsAnswer,
     TicketView,
     TournamentActionRequest,
-    TournamentCancelled,
     TournamentFinish,
     TournamentLobby,
     TournamentLobbyUpdate,
@@ -48,10 +45,10 @@ from pokerroom.protocol.tournament_messages import (
     Unregistered,
 )
 from pokerroom.server.replies import ledger_key
-from tournaments import store
 from tournaments.actor.request_keys import REQUEST_UNDONE  # P-2: a register key after unregistering
 from tournaments.desk import lobby_view, stake_requests
 from tournaments.desk.frames import TableFrames, find_table, open_tables
+from tournaments.desk.refund_notices import refund_notices
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
@@ -109,6 +106,14 @@ class TournamentDesk(Players):
         """The tournament tables the player sits at or watches (C-1, C-14)."""
         scheduler = self.scheduler
         return [] if scheduler is None else open_tables(scheduler.actors, player)
+
+    def reconnected(self, player: str) -> None:
+        """After login/resume (C-14, after the table snapshots): the deal a restart voided, to
+        each of its players once (`deal_result` `restart`, T-13, T-18)."""
+        scheduler = self.scheduler
+        if scheduler is not None:
+            for actor in (*scheduler.actors.values(), *scheduler.finished.values()):
+                actor.deals.restart.reconnected(player)
 
     def table_frames(self) -> TableFrames:
         """Where tournament tables' section 6 events go: through the hub."""
@@ -348,50 +353,6 @@ class TournamentDesk(Players):
     def for_tournament(self, tournament_id: str) -> TournamentPlayers:
         """The `Players` of one tournament's actor: messages name the tournament."""
         return TournamentPlayers(self, tournament_id)
-
-
-#: The reason a player reads in `tournament_cancelled`, by the stored cancel reason.
-CANCEL_REASONS = {
-    store.CancelReason.OUTAGE.value: "the server was down longer than the tournament allows (T-18)",
-    store.CancelReason.TOO_FEW_PLAYERS.value: "too few entries at the start",
-    store.CancelReason.STAFF.value: "cancelled by the staff",
-}
-#: The refund components that are the player's share of the prize pool (T-18.2, T-18.3).
-POOL_SHARES = ("pool_equal_share", "pool_chip_share", "next_prize")
-
-
-def refund_notices(
-    bind: Engine | Connection, tournament_id: str
-) -> list[tuple[str, TournamentCancelled]]:
-    """Blocking: each refunded player's `tournament_cancelled`, from the paid refund rows."""
-    return read(bind, lambda conn: _notices(conn, tournament_id))
-
-
-def _notices(conn: Connection, tournament_id: str) -> list[tuple[str, TournamentCancelled]]:
-    record = store.load_tournament(conn, tournament_id)
-    if record is None:
-        return []
-    reason = CANCEL_REASONS.get(record.cancel_reason or "", record.cancel_reason or "cancelled")
-    parts: dict[str, dict[str, int]] = {}
-    for row in store.load_refunds(conn, tournament_id):
-        if row.player != store.HOUSE_ROW and row.paid:
-            mine = parts.setdefault(row.player, {})
-            mine[row.component] = mine.get(row.component, 0) + row.amount
-    return [
-        (
-            player,
-            TournamentCancelled(
-                tournament_id=tournament_id,
-                reason=reason,
-                fee=mine.get("fee", 0),
-                buy_in=mine.get("buy_in", 0),
-                pool_share=sum(mine.get(part, 0) for part in POOL_SHARES),
-                bounty=mine.get("bounty", 0),
-                total=sum(mine.values()),
-            ),
-        )
-        for player, mine in sorted(parts.items())
-    ]
 
 
 class HeldOutbox:

@@ -28,6 +28,12 @@ tables deal again after `outage.reconnect_seconds` (the clock stands still until
 get the table's snapshot when they log in again (C-14). Decisions after a resume take new
 ledger keys (the actor's keys carry the moment of the resume), so no key of before the crash is
 ever reused.
+
+A deal in the making at the crash (T-13, `tournaments.deal_pending`) is void: `decide` clears
+it in the tournament's transaction (resumed or cancelled) and says so in the decision; a
+resumed tournament's players of it hear `deal_result` `restart` when they log in again
+(`tournaments.actor.deal_restart`), and its id is not used again. A cancelled tournament's
+players hear `tournament_cancelled`.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from tournaments.director.registration import Funding, PlayerEntries, Registrati
 from tournaments.director.structure import BreakMode, Structure, level_at
 from tournaments.results import Result
 from tournaments.store import stake_store
+from tournaments.store.deal_pending import PendingDeal, take_deal_pending
 
 if TYPE_CHECKING:
     from tournaments.actor.tournament import TournamentActor
@@ -73,6 +80,8 @@ class Stored:
     pool_balance: int  # the prize pool's ledger balance
     #: T-17 offers and stakes, T-13 the deal made (tournaments/store/stake_store.py).
     staking: stake_store.StakingRows = field(default_factory=stake_store.StakingRows)
+    #: T-13, T-18: the deal in the making at the crash, void (cleared by `decide`).
+    deal_void: PendingDeal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +126,12 @@ def _pool_balance(conn: Connection, tournament_id: str, currency: str) -> int:
     return int(conn.execute(query).scalar() or 0)
 
 
-def _stored(conn: Connection, record: store.TournamentRecord, config: TournamentConfig) -> Stored:
+def _stored(
+    conn: Connection,
+    record: store.TournamentRecord,
+    config: TournamentConfig,
+    deal_void: PendingDeal | None = None,
+) -> Stored:
     tid = record.id
     return Stored(
         record,
@@ -127,7 +141,17 @@ def _stored(conn: Connection, record: store.TournamentRecord, config: Tournament
         store.load_seats(conn, tid),
         _pool_balance(conn, tid, record.currency),
         stake_store.load_staking(conn, tid),
+        deal_void,
     )
+
+
+def _void_deal(conn: Connection, tid: str) -> tuple[PendingDeal | None, str]:
+    """T-13, T-18: the deal in the making at the crash, cleared (void), and what the decision
+    says of it."""
+    deal = take_deal_pending(conn, tid)
+    if deal is None:
+        return None, ""
+    return deal, f"; deal {deal.deal_id} in the making was void"
 
 
 def _set_decision(conn: Connection, tournament_id: str, why: str) -> None:
@@ -145,18 +169,19 @@ def _decide_running(conn: Connection, record: store.TournamentRecord, now_ms: in
     store.mark_interrupted(conn, tid, since)  # as of its last stored state; hands in play void
     outage = now_ms - since
     window = config.outage.resume_within_minutes
+    deal, void = _void_deal(conn, tid)
     if outage <= window * 60_000:
         why = (
             f"resumed: back {_minutes(outage)} after its last stored hand, within "
-            f"outage.resume_within_minutes = {window:g}; hands in progress were void"
+            f"outage.resume_within_minutes = {window:g}; hands in progress were void{void}"
         )
         store.mark_resumed(conn, tid, why)
         record = store.load_tournament(conn, tid) or record  # with its resume counted
-        return Choice(tid, RESUMED, why, _stored(conn, record, config))
+        return Choice(tid, RESUMED, why, _stored(conn, record, config, deal))
     why = (
         f"cancelled for outage: back {_minutes(outage)} after its last stored hand, past "
         f"outage.resume_within_minutes = {window:g}; refunds by T-18 from each table's last "
-        "completed hand"
+        f"completed hand{void}"
     )
     store.mark_cancelled(conn, tid, store.CancelReason.OUTAGE, now_ms, why)
     return Choice(tid, CANCELLED, why)
@@ -299,6 +324,7 @@ def rebuild(actor: TournamentActor, stored: Stored, now: float) -> None:
     if actor.bounties is not None:  # T-14: the bounties on every head, as stored
         actor.bounties.restore(record, stored.entries, stored.payments)
     actor.deals.restore(stored.staking.deals)  # T-13: a deal made stands, and counts as prizes
+    actor.deals.voided(stored.deal_void)  # T-13, T-18: the deal in the making is void
     if record.started_at_ms is None:
         actor.status = "registering"
         actor.chips_issued = actor.settings.starting_stack * len(actor.alive)

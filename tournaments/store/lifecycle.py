@@ -207,8 +207,8 @@ def mark_resumed(conn: Connection, tournament_id: str, decision: str) -> bool:
 
 
 def mark_finished(conn: Connection, tournament_id: str, at_ms: int) -> bool:
-    """T-8: running -> finished."""
-    values = {"status": FINISHED, "stopped_at_ms": at_ms}
+    """T-8: running -> finished (no deal in the making any more)."""
+    values = {"status": FINISHED, "stopped_at_ms": at_ms, "deal_pending": ""}
     return _transition(conn, tournament_id, [RUNNING], values)
 
 
@@ -219,9 +219,11 @@ def mark_cancelled(
     at_ms: int,
     decision: str = "",
 ) -> bool:
-    """T-1, T-18: cancelled (for outage, too few players or by staff); the refund job pays it."""
+    """T-1, T-18: cancelled (for outage, too few players or by staff); the refund job pays it.
+    A deal in the making is void with it (its players hear `tournament_cancelled`)."""
     values = {
         "status": CANCELLED,
+        "deal_pending": "",
         "cancel_reason": CancelReason(reason).value,
         "decision": decision[:500],
         "stopped_at_ms": at_ms,
