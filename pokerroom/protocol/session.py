@@ -58,7 +58,7 @@ from pokerroom.server.throttle import Attempt, LoginThrottle
 
 if TYPE_CHECKING:
     from pokerroom.server.accounts import Player, PlayerAccounts
-    from pokerroom.server.hub import Hub
+    from pokerroom.server.hub import Hub, Token
     from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.session")
@@ -75,6 +75,15 @@ def error_of(failure: Failure) -> ProtocolError:
         return ProtocolError(exc.code, exc.message)
     log.error("request_crashed", error=repr(exc), traceback=failure.getTraceback())
     return ProtocolError(errors.INTERNAL_ERROR, "the server failed; nothing was changed")
+
+
+def _resumed_player(record: Token | None) -> Player:
+    """The player a resume token names; `bad_token` if it is unknown, used or expired."""
+    if record is None:
+        raise ProtocolError(errors.BAD_TOKEN, "the token is unknown, used or expired")
+    from pokerroom.server.accounts import Player
+
+    return Player(record.player, record.is_moderator)
 
 
 @implementer(IPushProducer)  # the transport pauses and resumes our writes (back-pressure)
@@ -323,14 +332,8 @@ class RoomSession(Protocol):
             attempt = self.throttle.begin(name, self.address, self.clock.seconds())
             d = self.accounts.login(args["name"], args["password"], self.address)
             d.addBoth(self._attempt_ended, attempt)
-        else:
-            record = self.hub.redeem(args["token"])
-            if record is None:
-                raise ProtocolError(errors.BAD_TOKEN, "the token is unknown, used or expired")
-            from pokerroom.server.accounts import Player
-
-            d = Deferred()
-            d.callback(Player(record.player, record.is_moderator))
+        else:  # in cluster mode the token may be another node's: the store answers later
+            d = self.hub.redeem_later(args["token"]).addCallback(_resumed_player)
         return d.addCallback(self._logged_in)
 
     def _attempt_ended(self, result: Any, attempt: Attempt) -> Any:

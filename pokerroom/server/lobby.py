@@ -40,6 +40,7 @@ from pokerroom.protocol.results import (
 )
 from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
+from pokerroom.server.remote import CashTable, LobbyTable, RemoteTable, RemoteTables
 from pokerroom.server.replies import Replies
 from pokerroom.server.replies import ledger_key as replies_ledger_key
 from pokerroom.server.shedding import ReadLimit
@@ -151,6 +152,8 @@ class Lobby:
         self.allow_deposit = allow_deposit
         self.histories = histories
         self.tables: dict[str, TableActor] = {}
+        #: Cluster mode: the tables other nodes own (docs/design/cluster.md); else None.
+        self.remote: RemoteTables | None = None
         self.opening: dict[str, set[str]] = {}  # player -> tables with a sit/observe in flight
         self.subscribers: set[str] = set()
         # P-2: first answers of keyed money requests; a tournament request's retry is rechecked
@@ -171,6 +174,9 @@ class Lobby:
 
     def summary(self, table_id: str) -> TableSummary:
         """The lobby line of one table: its settings and how many sit there."""
+        remote = self._remote(table_id)
+        if remote is not None:
+            return remote.summary()
         actor = self.tables[table_id]
         cfg = actor.config
         return TableSummary(
@@ -194,9 +200,15 @@ class Lobby:
             actor = self._tournament_table(table_id)
         return actor.audience if actor is not None else set()  # the actor builds a new set
 
-    def _actor(self, table_id: str) -> TableActor:
+    def _remote(self, table_id: str) -> RemoteTable | None:
+        """The table `table_id` if another node owns it (cluster mode)."""
+        if self.remote is None or table_id in self.tables:
+            return None
+        return self.remote.get(table_id)
+
+    def _actor(self, table_id: str) -> CashTable:
         """The cash table `table_id` (buy-ins, top-ups, sitting out and leaving are cash's)."""
-        actor = self.tables.get(table_id)
+        actor: CashTable | None = self.tables.get(table_id) or self._remote(table_id)
         if actor is None:
             if self._tournament_table(table_id) is not None:
                 raise ProtocolError(NOT_A_CASH_TABLE, f"{table_id!r} is a tournament table")
@@ -207,9 +219,9 @@ class Lobby:
         desk = self.tournament_desk
         return None if desk is None else desk.table(table_id)
 
-    def _table(self, table_id: str) -> WatchedTable:
+    def _table(self, table_id: str) -> LobbyTable:
         """Any table: a cash table, or a running tournament's (`<tournament_id>.<n>`)."""
-        table: WatchedTable | None = self.tables.get(table_id)
+        table: LobbyTable | None = self.tables.get(table_id) or self._remote(table_id)
         if table is None:
             table = self._tournament_table(table_id)
         if table is None:
@@ -220,6 +232,8 @@ class Lobby:
         """The tables the player has open (watches or sits at), sorted; tournament tables
         count too (C-1)."""
         cash = [t for t, actor in self.tables.items() if player in actor.audience]
+        if self.remote is not None:
+            cash += self.remote.open_tables(player)
         desk = self.tournament_desk
         return sorted(cash + desk.open_tables(player)) if desk is not None else sorted(cash)
 
@@ -308,7 +322,7 @@ class Lobby:
     def _on_lobby_list(
         self, player: Player, kind: str, offset: int = 0, limit: int = 200
     ) -> LobbyPage:
-        ids = sorted(self.tables)
+        ids = sorted({*self.tables, *(self.remote.ids() if self.remote is not None else ())})
         page = [self.summary(t) for t in ids[offset : offset + limit]]
         return LobbyPage(tables=page, total=len(ids), offset=offset)
 
@@ -325,7 +339,7 @@ class Lobby:
     def _on_observe(self, player: Player, kind: str, table_id: str) -> Deferred[Observed]:
         actor = self._table(table_id)
         self._check_cap(player.name, kind, table_id)
-        d = maybeDeferred(actor.observe, player.name)
+        d: Deferred[Any] = maybeDeferred(actor.observe, player.name)
         return d.addCallback(lambda snapshot: Observed(snapshot=snapshot))
 
     def _on_unobserve(self, player: Player, kind: str, table_id: str) -> Deferred[Empty]:
@@ -376,14 +390,23 @@ class Lobby:
         return _answer(self._actor(table_id).leave(player.name))
 
     def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred[Empty]:
+        remote = self._remote(table_id)  # cluster mode: chat goes through the table's owner
+        if remote is not None:
+            if player.name not in remote.audience:
+                raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
+            return remote.post_chat(player.name, text)
+        return self.post_chat(player.name, table_id, text)
+
+    def post_chat(self, name: str, table_id: str, text: str) -> Deferred[Empty]:
+        """A chat line at a table this node runs: checked, kept and broadcast (C-13)."""
         actor = self._table(table_id)
-        if player.name not in actor.audience:
+        if name not in actor.audience:
             raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")
         d = self.chat.post(
-            player.name,
+            name,
             table_id,
             text,
-            in_hand=bool(actor.in_hand(player.name)),
+            in_hand=bool(actor.in_hand(name)),
             hand_running=bool(actor.hand_running),
         )
 

@@ -1,0 +1,144 @@
+"""The tables other nodes own, as this node sees them: requests out, events and lines in.
+
+A node keeps a `ClusterRemoteTable` for each configured table it does not own (the lobby's
+`remote`), listens to every table's events (`<p>.table.*.ev`) and to the lobby lines
+(`<p>.lobby`), and delivers each event of a remote table to the players of its audience who are
+connected here. Events are numbered per owner (`node`, `epoch`): a number skipped, or a new
+owner, is a gap, and every player here who has the table open gets a fresh snapshot from the
+owner (the owner's `reconnected`, sent on the player's subject) after the event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.python.failure import Failure
+
+from pokerroom.cash import CashTableConfig
+from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.payloads import Command, LobbyLine, Reply, TableEvent
+from pokerroom.cluster.remote_table import ClusterRemoteTable
+from pokerroom.cluster.subjects import Subjects
+from pokerroom.protocol.events import LobbyUpdate
+from pokerroom.server.lobby import Lobby
+
+log = structlog.get_logger("pokerroom.cluster")
+
+
+class RemoteRoom:
+    """The lobby's `RemoteTables` in cluster mode, and the delivery of their events here."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        subjects: Subjects,
+        node: str,
+        lobby: Lobby,
+        configs: Mapping[str, CashTableConfig],
+    ) -> None:
+        self.bus, self.subjects, self.node = bus, subjects, node
+        self.lobby, self.hub = lobby, lobby.hub
+        self.configs = dict(configs)
+        self.tables: dict[str, ClusterRemoteTable] = {}
+        #: The last event seen of each remote table: (owner, epoch, seq).
+        self.last: dict[str, tuple[str, int, int]] = {}
+        #: Gaps seen and snapshots asked for (status, tests).
+        self.gaps = 0
+        self.resyncs = 0
+
+    def start(self) -> Deferred[Any]:
+        """Listen to every table's events and to the lobby lines."""
+        return gatherResults(
+            [
+                self.bus.subscribe(self.subjects.all_table_ev, self._on_event),
+                self.bus.subscribe(self.subjects.lobby, self._on_line),
+            ],
+            consumeErrors=True,
+        )
+
+    # -- the registry (the lobby's RemoteTables) ------------------------------------------------
+    def add(self, table_id: str) -> None:
+        """The table is run by another node (or by none, between owners)."""
+        config = self.configs.get(table_id)
+        if config is not None and table_id not in self.tables:
+            self.tables[table_id] = ClusterRemoteTable(config, self)
+
+    def drop(self, table_id: str) -> None:
+        """This node runs the table now."""
+        self.tables.pop(table_id, None)
+        self.last.pop(table_id, None)
+
+    def get(self, table_id: str) -> ClusterRemoteTable | None:
+        """The remote table `table_id`, if another node runs it."""
+        return self.tables.get(table_id)
+
+    def ids(self) -> list[str]:
+        """The ids of the remote tables."""
+        return list(self.tables)
+
+    def open_tables(self, player: str) -> list[str]:
+        """The remote tables `player` has open, by their owners' audience (C-1)."""
+        return [t for t, table in self.tables.items() if player in table.audience]
+
+    # -- requests out -----------------------------------------------------------------------------
+    def call(
+        self, table_id: str, op: str, player: str, args: dict[str, Any], timeout: float
+    ) -> Deferred[Reply]:
+        """Send one command to the table's owner; its reply."""
+        payload = encode(Command(op=op, player=player, args=args))
+        d = self.bus.request(self.subjects.table_cmd(table_id), payload, timeout)
+        return d.addCallback(decode, Reply)
+
+    # -- events in --------------------------------------------------------------------------------
+    def _on_event(self, data: bytes, reply: str | None) -> None:
+        event = decode(data, TableEvent)
+        table = self.tables.get(event.table_id)
+        if table is None or event.node == self.node:  # ours: delivered by the hub already
+            return
+        table.audience = set(event.audience)
+        before = self.last.get(event.table_id)
+        self.last[event.table_id] = (event.node, event.epoch, event.seq)
+        self.hub.deliver(event.audience, event.frame)
+        if before is None:
+            return
+        if before[:2] != (event.node, event.epoch) or event.seq != before[2] + 1:
+            self.gaps += 1
+            log.info(
+                "event_gap",
+                table_id=event.table_id,
+                owner=event.node,
+                expected=before[2] + 1,
+                seq=event.seq,
+            )
+            self.resync(event.table_id)
+
+    def resync(self, table_id: str) -> None:
+        """Ask the owner for a fresh snapshot for each player here who has the table open."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        for player in sorted(table.audience):
+            if self.hub.session_of(player) is None:
+                continue
+            self.resyncs += 1
+
+            def failed(failure: Failure, player: str = player) -> None:
+                log.warning(
+                    "resync_failed", table_id=table_id, player_id=player, error=str(failure.value)
+                )
+
+            table.reconnected(player).addErrback(failed)
+
+    def _on_line(self, data: bytes, reply: str | None) -> None:
+        line = decode(data, LobbyLine)
+        table_id = line.table.get("table_id", "")
+        table = self.tables.get(table_id)
+        if table is None or line.node == self.node:
+            return
+        table.audience = set(line.audience)
+        players, observers = int(line.table.get("players", 0)), int(line.table.get("observers", 0))
+        if table.counted(players, observers):
+            self.hub.send_all(self.lobby.subscribers, LobbyUpdate(table=table.summary()))

@@ -1,0 +1,120 @@
+"""Routing in cluster mode: the bus, the owner's side, the remote tables, sessions, tokens.
+
+`ClusterRouting` is what the room builds in cluster mode (docs/design/cluster.md, "Routing over
+NATS"): it connects the bus, serves the tables this node owns (`took`/`lost` follow the node's
+`on_take`/`on_lose`), shows the others as remote tables in the lobby, makes the hub relay
+broadcasts, private messages and log-ins to the other nodes, and keeps the resume tokens in
+PostgreSQL so that a token works on every node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import structlog
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.interfaces import IReactorTime
+
+from pokerroom.cash import CashTableConfig
+from pokerroom.cluster.bus import Bus
+from pokerroom.cluster.owner import TableServer
+from pokerroom.cluster.remote_room import RemoteRoom
+from pokerroom.cluster.sessions import ClusterSessions
+from pokerroom.cluster.subjects import Subjects
+from pokerroom.cluster.tokens import ClusterTokens, Runner
+from pokerroom.server.lobby import Lobby
+
+log = structlog.get_logger("pokerroom.cluster")
+TABLE = "table:"
+
+
+class HubRelay:
+    """The hub's `Relay`: log-ins and private messages to the sessions side, broadcasts to
+    the owner's side."""
+
+    def __init__(self, sessions: ClusterSessions, server: TableServer) -> None:
+        self.sessions, self.server = sessions, server
+
+    def attached(self, player: str) -> None:
+        """`player` logged in here."""
+        self.sessions.attached(player)
+
+    def detached(self, player: str) -> None:
+        """`player`'s session here ended."""
+        self.sessions.detached(player)
+
+    def send(self, player: str, frame: bytes) -> None:
+        """A message for a player not connected here."""
+        self.server.send(player, frame)
+
+    def broadcast(self, table_id: str, frame: bytes, exclude: Iterable[str]) -> None:
+        """A table's broadcast, for the other nodes."""
+        self.server.broadcast(table_id, frame, exclude)
+
+
+class ClusterRouting:
+    """Everything NATS carries for one node."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        node: str,
+        cluster_name: str,
+        lobby: Lobby,
+        tables: Mapping[str, CashTableConfig],
+        clock: IReactorTime,
+        *,
+        owned: Callable[[], frozenset[str]] = frozenset,
+        epoch: Callable[[str], int | None] = lambda resource: None,
+        tokens: Runner | None = None,
+    ) -> None:
+        self.bus, self.node, self.lobby = bus, node, lobby
+        self.subjects = Subjects(cluster_name)
+        self.owned = owned
+        self.server = TableServer(bus, self.subjects, node, lobby, clock, epoch)
+        self.remote = RemoteRoom(bus, self.subjects, node, lobby, tables)
+        self.sessions = ClusterSessions(bus, self.subjects, node, lobby.hub)
+        self.tokens = None if tokens is None else ClusterTokens(tokens, node)
+
+    def start(self) -> Deferred[Any]:
+        """Connect, listen, and take the place of the hub's and lobby's cluster hooks."""
+        hub = self.lobby.hub
+        hub.relay = HubRelay(self.sessions, self.server)
+        if self.tokens is not None:
+            hub.token_store = self.tokens
+        self.lobby.remote = self.remote
+        owned = self.owned()
+        for table_id in self.remote.configs:
+            if TABLE + table_id not in owned:
+                self.remote.add(table_id)
+
+        def listen(_: object) -> Deferred[Any]:
+            for resource in sorted(owned):
+                self.took(resource)
+            self.server.start()
+            return gatherResults(
+                [self.remote.start(), self.sessions.start()], consumeErrors=True
+            ).addCallback(lambda _: self.bus.flush())
+
+        return self.bus.connect().addCallback(listen)
+
+    def took(self, resource: str) -> None:
+        """The node runs `resource` now (its `on_take`)."""
+        if resource.startswith(TABLE):
+            table_id = resource[len(TABLE) :]
+            self.remote.drop(table_id)
+            if table_id not in self.server.served:
+                self.server.serve(table_id)
+
+    def lost(self, resource: str) -> None:
+        """The node stopped running `resource` (its `on_lose`)."""
+        if resource.startswith(TABLE):
+            table_id = resource[len(TABLE) :]
+            self.server.unserve(table_id)
+            self.remote.add(table_id)
+
+    def stop(self) -> Deferred[None]:
+        """Stop serving and close the bus."""
+        self.server.stop()
+        return self.bus.close()

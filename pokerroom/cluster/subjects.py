@@ -1,0 +1,56 @@
+"""The NATS subjects of a room's cluster (docs/design/cluster.md, "Routing over NATS").
+
+Every subject starts `pokerroom.<cluster name>.`. A table id may hold a `.` (a tournament's
+table is `<tournament_id>.<n>`), which NATS reads as a token separator, so in a subject a
+table id's `.` is written `:` (table ids hold no `:`).
+"""
+
+from __future__ import annotations
+
+
+def table_token(table_id: str) -> str:
+    """A table id as one subject token."""
+    return table_id.replace(".", ":")
+
+
+class Subjects:
+    """The subjects of one cluster, by what they carry."""
+
+    def __init__(self, cluster_name: str = "room") -> None:
+        self.prefix = f"pokerroom.{cluster_name}"
+
+    def table_cmd(self, table_id: str) -> str:
+        """Requests to the owner of a table (request/reply)."""
+        return f"{self.prefix}.table.{table_token(table_id)}.cmd"
+
+    def table_ev(self, table_id: str) -> str:
+        """A table's broadcasts, with its sequence numbers."""
+        return f"{self.prefix}.table.{table_token(table_id)}.ev"
+
+    @property
+    def all_table_ev(self) -> str:
+        """Every table's broadcasts (a node delivers those of tables it does not own)."""
+        return f"{self.prefix}.table.*.ev"
+
+    def player(self, name: str) -> str:
+        """Messages for one player only (C-15): only the node holding the session listens."""
+        return f"{self.prefix}.player.{name}"
+
+    def session(self, name: str) -> str:
+        """ "`name` logged in on node N" (one session per player across the cluster)."""
+        return f"{self.prefix}.session.{name}"
+
+    @property
+    def all_sessions(self) -> str:
+        """Every player's log-in notices."""
+        return f"{self.prefix}.session.*"
+
+    @property
+    def lobby(self) -> str:
+        """Lobby lines of every node's tables."""
+        return f"{self.prefix}.lobby"
+
+    @property
+    def outbox(self) -> str:
+        """The bell: a row was written to `cluster_outbox`."""
+        return f"{self.prefix}.outbox"

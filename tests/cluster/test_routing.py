@@ -1,0 +1,318 @@
+"""Routing between two nodes over a real nats-server, in one process: a player connected to
+node A opens, sits, plays and chats at a table node B owns; hole cards reach their holder only
+(C-15); a sequence gap brings a fresh snapshot; logging in on B replaces the session on A; the
+C-1 cap on A counts the tables B runs.
+
+Each node here is the real hub, lobby and routing; the table is a small stand-in actor that
+speaks through the hub as the cash actor does (the end-to-end test plays real tables).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import msgspec
+import pytest
+from twisted.internet.defer import Deferred, succeed
+from twisted.internet.task import Clock
+
+from pokerroom.cash import CashTableConfig
+from pokerroom.cluster.bus import Bus
+from pokerroom.cluster.routing import ClusterRouting
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol.events import ChatLine, Frame, HoleCards, SeatTaken
+from pokerroom.protocol.messages import parse_request
+from pokerroom.protocol.results import Empty
+from pokerroom.server.accounts import Player
+from pokerroom.server.hub import Hub
+from pokerroom.server.lobby import Lobby
+from pokerroom.table.views import TableListener
+from tests.cluster.loop import fresh_loop, run, until
+from tests.cluster.natsproc import NatsServer, running_nats
+
+
+@pytest.fixture(scope="module")
+def nats_server() -> Iterator[NatsServer]:
+    """One nats-server for the module."""
+    with running_nats() as server:
+        yield server
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh asyncio loop per test."""
+    with fresh_loop() as new:
+        yield new
+
+
+@dataclass
+class Conn:
+    """A client connection as the hub sees it: what it was sent, decoded."""
+
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    goodbye: str | None = None
+
+    def send(self, message: Frame) -> None:
+        self.frames.append(msgspec.json.decode(msgspec.json.encode(message)))
+
+    def send_frame(self, frame: bytes) -> None:
+        self.frames.append(msgspec.json.decode(frame))
+
+    def replaced(self) -> None:
+        self.goodbye = errors.SESSION_REPLACED
+
+    def close(self, code: str, message: str) -> None:
+        self.goodbye = code
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f["type"] == kind]
+
+
+class StandIn:
+    """A table that speaks through its listener (the hub) like the cash actor."""
+
+    def __init__(self, table_id: str, listener: TableListener) -> None:
+        self.config = CashTableConfig(table_id)
+        self.table_id = table_id
+        self.listener = listener
+        self.observers: set[str] = set()
+        self.by_player: dict[str, int] = {}
+        self.hand_running = False
+        self.calls: list[tuple[str, str]] = []
+
+    @property
+    def audience(self) -> set[str]:
+        return self.observers | set(self.by_player)
+
+    def in_hand(self, player_id: str) -> bool:
+        return player_id in self.by_player
+
+    def observe(self, player_id: str) -> dict[str, Any]:
+        self.calls.append(("observe", player_id))
+        self.observers.add(player_id)
+        return {"table_id": self.table_id, "seen_by": player_id}
+
+    def unobserve(self, player_id: str) -> Empty:
+        self.observers.discard(player_id)
+        return Empty()
+
+    def sit(
+        self, player_id: str, seat: int | None, buy_in: int, wait_for_big_blind: bool = False
+    ) -> Deferred[dict[str, Any]]:
+        self.calls.append(("sit", player_id))
+        number = len(self.by_player) if seat is None else seat
+        self.by_player[player_id] = number
+        event = SeatTaken(table_id=self.table_id, seat=number, player=player_id, stack=buy_in)
+        self.listener.broadcast(self.table_id, event, set())
+        return succeed({"seat": number, "stack": buy_in})
+
+    def deal(self, hand: str) -> None:
+        """Each seated player's cards to them only (C-15), then a public line."""
+        for player in sorted(self.by_player):
+            cards = HoleCards(table_id=self.table_id, hand_id=hand, cards=[f"{player}-card"])
+            self.listener.send(player, cards)
+        self.listener.broadcast(
+            self.table_id,
+            ChatLine(table_id=self.table_id, player="dealer", text=hand, at_ms=0),
+            set(),
+        )
+
+    def act(self, player_id: str, action: str, amount: int | None = None) -> Empty:
+        self.calls.append(("act", player_id))
+        if action == "raise":
+            raise ProtocolError("not_your_turn", "wait", {"seat": 3})
+        return Empty()
+
+    def reconnected(self, player_id: str) -> dict[str, Any]:
+        self.calls.append(("reconnected", player_id))
+        self.listener.send(player_id, _snapshot_message(self.table_id))
+        return {}
+
+    def disconnected(self, player_id: str) -> None:
+        self.calls.append(("disconnected", player_id))
+
+
+def _snapshot_message(table_id: str) -> Frame:
+    """The snapshot the owner resends (its content does not matter here: a marked line)."""
+    return cast(Frame, ChatLine(table_id=table_id, player="snapshot", text="fresh", at_ms=1))
+
+
+class Chat:
+    """The chat service's `post`: every line accepted."""
+
+    def post(self, player: str, table_id: str, text: str, **_: Any) -> Deferred[ChatLine]:
+        return succeed(ChatLine(table_id=table_id, player=player, text=text, at_ms=7))
+
+
+@dataclass
+class Node:
+    name: str
+    hub: Hub
+    lobby: Lobby
+    routing: ClusterRouting
+    clock: Clock
+
+
+def make_node(
+    loop: asyncio.AbstractEventLoop, url: str, name: str, owns: list[str], caps: int = 8
+) -> Node:
+    clock = Clock()
+    hub = Hub(clock)
+    lobby = Lobby(hub, cast(Any, None), cast(Any, Chat()), caps={"desktop": caps})
+    configs = {t: CashTableConfig(t) for t in ("t1", "t2", "t3")}
+    bus = Bus(url, name=name, loop=loop, reconnect_seconds=0.05)
+    owned = frozenset(f"table:{t}" for t in owns)
+    for table_id in owns:
+        lobby.add_table(table_id, cast(Any, StandIn(table_id, hub)))
+    routing = ClusterRouting(bus, name, "test", lobby, configs, clock, owned=lambda: owned)
+    run(loop, routing.start())
+    return Node(name, hub, lobby, routing, clock)
+
+
+def ask(loop: asyncio.AbstractEventLoop, node: Node, player: str, **frame: Any) -> Any:
+    request = parse_request({"id": 1, **frame}, 1)
+    answer = node.lobby.handle(Player(player, False), "desktop", request)
+    return run(loop, answer) if isinstance(answer, Deferred) else answer
+
+
+def login(node: Node, player: str) -> Conn:
+    conn = Conn()
+    node.hub.attach(conn, player, False)
+    return conn
+
+
+@pytest.fixture
+def nodes(loop: asyncio.AbstractEventLoop, nats_server: NatsServer) -> Iterator[tuple[Node, Node]]:
+    a = make_node(loop, nats_server.url, "a", owns=["t2"], caps=2)
+    b = make_node(loop, nats_server.url, "b", owns=["t1"])
+    yield a, b
+    for node in (a, b):
+        run(loop, node.routing.stop())
+
+
+def settle(loop: asyncio.AbstractEventLoop, *nodes: Node) -> None:
+    """Wait until both buses have seen what was sent (subscriptions in place)."""
+    for node in nodes:
+        run(loop, node.routing.bus.flush())
+
+
+def table_b(b: Node) -> StandIn:
+    return cast(StandIn, b.lobby.tables["t1"])
+
+
+def test_a_player_on_a_plays_at_a_table_b_owns_and_sees_only_their_own_cards(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    ann, cat = login(a, "ann"), login(a, "cat")  # on node A
+    bob = login(b, "bob")  # on node B, the owner
+    settle(loop, a, b)
+    observed = ask(loop, a, "ann", type="observe", table_id="t1")
+    assert table_b(b).calls[0] == ("observe", "ann")
+    assert observed.snapshot == {"table_id": "t1", "seen_by": "ann"}
+    assert a.lobby.open_tables("ann") == ["t1"]  # A counts the remote table (C-1)
+    ask(loop, a, "cat", type="observe", table_id="t1")
+    seated = ask(loop, a, "ann", type="sit", table_id="t1", buy_in=100)
+    assert seated == {"seat": 0, "stack": 100}
+    ask(loop, b, "bob", type="sit", table_id="t1", buy_in=80)
+    until(loop, lambda: len(ann.of("seat_taken")) == 2 and len(cat.of("seat_taken")) == 2)
+    assert [f["player"] for f in bob.of("seat_taken")] == ["bob"]  # not watching before
+
+    table_b(b).deal("h1")
+    until(loop, lambda: ann.of("chat") and cat.of("chat"))
+    assert [f["cards"] for f in ann.of("hole_cards")] == [["ann-card"]]
+    assert [f["cards"] for f in bob.of("hole_cards")] == [["bob-card"]]
+    assert cat.of("hole_cards") == []  # an observer on A gets no one's cards
+    assert bob.of("chat") == ann.of("chat") == cat.of("chat")  # one public line, once each
+
+    assert ask(loop, a, "ann", type="act", table_id="t1", action="check") == {}  # Empty()
+    with pytest.raises(ProtocolError) as refused:
+        ask(loop, a, "ann", type="act", table_id="t1", action="raise", amount=10)
+    assert (refused.value.code, refused.value.details) == ("not_your_turn", {"seat": 3})
+
+    ask(loop, a, "ann", type="chat", table_id="t1", text="hello")  # posted by the owner
+    until(loop, lambda: any(f["text"] == "hello" for f in bob.of("chat")))
+    until(loop, lambda: any(f["text"] == "hello" for f in ann.of("chat")))
+
+
+def test_a_gap_in_the_events_brings_a_fresh_snapshot(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    ann = login(a, "ann")
+    settle(loop, a, b)
+    ask(loop, a, "ann", type="observe", table_id="t1")
+    table_b(b).deal("h1")
+    until(loop, lambda: ann.of("chat"))
+    assert a.routing.remote.gaps == 0
+    b.routing.server.seq["t1"] += 3  # three events lost on the way
+    table_b(b).deal("h2")
+    until(loop, lambda: ("reconnected", "ann") in table_b(b).calls)
+    until(loop, lambda: any(f["text"] == "fresh" for f in ann.of("chat")))
+    assert a.routing.remote.gaps == 1
+    table_b(b).deal("h3")  # numbered on from there: no gap
+    until(loop, lambda: any(f["text"] == "h3" for f in ann.of("chat")))
+    assert a.routing.remote.gaps == 1
+
+
+def test_logging_in_on_b_replaces_the_session_on_a(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    old = login(a, "ann")
+    other = login(a, "cat")
+    settle(loop, a, b)
+    b.clock.advance(5)  # the later login
+    new = login(b, "ann")
+    until(loop, lambda: old.goodbye == errors.SESSION_REPLACED)
+    assert a.hub.session_of("ann") is None and b.hub.session_of("ann") is new
+    assert new.goodbye is None and other.goodbye is None
+    assert a.routing.sessions.replaced == 1
+    assert "ann" not in a.routing.sessions.listening  # A no longer takes ann's messages
+
+
+def test_the_older_login_never_replaces_the_newer(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    a.clock.advance(10)
+    newer = login(a, "ann")
+    settle(loop, a, b)
+    older = login(b, "ann")  # B's clock says 0: a claim older than A's session
+    until(loop, lambda: older.goodbye == errors.SESSION_REPLACED)
+    assert newer.goodbye is None and a.hub.session_of("ann") is newer
+
+
+def test_the_cap_on_a_counts_tables_b_runs_and_the_lobby_lists_both(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    login(a, "ann")
+    login(a, "cat")
+    settle(loop, a, b)
+    ask(loop, a, "ann", type="observe", table_id="t1")  # remote
+    ask(loop, a, "ann", type="observe", table_id="t2")  # local
+    with pytest.raises(ProtocolError) as capped:  # a desktop cap of 2 here
+        ask(loop, a, "ann", type="observe", table_id="t3")
+    assert capped.value.code == errors.TABLE_CAP_REACHED
+    ask(loop, a, "cat", type="sit", table_id="t1", buy_in=50)
+    page = ask(loop, a, "ann", type="lobby_list")
+    lines = {line.table_id: line for line in page.tables}
+    assert sorted(lines) == ["t1", "t2", "t3"]
+    until(loop, lambda: a.lobby.summary("t1").players == 1)
+    assert a.lobby.summary("t1").observers == 1  # ann (cat sits)
+
+
+def test_a_table_nobody_serves_answers_cluster_unavailable(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, _ = nodes
+    login(a, "ann")
+    with pytest.raises(ProtocolError) as caught:
+        ask(loop, a, "ann", type="observe", table_id="t3")  # in room.toml, owned by no one
+    assert caught.value.code == errors.CLUSTER_UNAVAILABLE
+    assert a.lobby.open_tables("ann") == []
