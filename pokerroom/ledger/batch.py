@@ -23,6 +23,10 @@ breaks, a bug) splits the group in two halves, each written in its own transacti
 the one transfer that fails. An outage (`faults.is_transient`) is raised to the service,
 which tries the batch again until its deadline; transfers answered by an earlier commit keep
 their answers and are not written again.
+
+An item may also be work alone, with no transfer (`Pending(None, work)`: a tournament's hand
+records, `LedgerService.commit_in_batch`): it runs after the transfers, in the same
+transaction, is answered with what it returned (`Worked`), and fails alone as a transfer does.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -67,14 +72,21 @@ SQLITE_IDS = 10_000
 Also = Callable[[Connection], None]
 
 
+@dataclass(frozen=True, slots=True)
+class Worked:
+    """The answer of an item that is work alone: what its work returned, once committed."""
+
+    value: Any
+
+
 @dataclass(eq=False, slots=True)
 class Pending:
     """One queued transfer: the checked request, its extra work, and its answer once known."""
 
-    request: Request
-    also: Also | None = None  # run in the same transaction when the transfer is new
+    request: Request | None  # None: work alone (`also`, answered with `Worked`), no transfer
+    also: Callable[[Connection], Any] | None = None  # run in the same transaction when new
     entry: Entry | None = None  # the request with its accounts resolved to ids
-    outcome: Transfer | Exception | None = None  # set only once committed (or refused)
+    outcome: Transfer | Worked | Exception | None = None  # set only once committed (or refused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,14 +131,14 @@ def write_batch(engine: Engine, items: Sequence[Pending]) -> None:
 
 def _resolve(engine: Engine, todo: list[Pending]) -> None:
     """Resolve every ref of `todo` at once; an item whose accounts are unusable is answered."""
-    wanted = [item for item in todo if item.entry is None]
+    wanted = [(i, i.request) for i in todo if i.entry is None and i.request is not None]
     if not wanted:
         return
-    refs = [ref for item in wanted for ref in refs_of(item.request)]
+    refs = [ref for _, request in wanted for ref in refs_of(request)]
     ids: dict[AccountRef, int] = acc.resolve_refs(engine, refs) if refs else {}
-    for item in wanted:
+    for item, request in wanted:
         try:
-            item.entry = seal_request(item.request, ids)
+            item.entry = seal_request(request, ids)
         except LedgerError as exc:
             item.outcome = exc
 
@@ -161,16 +173,19 @@ def _write_group(engine: Engine, group: list[Pending]) -> None:
         return
 
 
-def _apply(conn: Connection, group: list[Pending]) -> dict[Pending, Transfer | Exception]:
+def _apply(conn: Connection, group: list[Pending]) -> dict[Pending, Transfer | Worked | Exception]:
     """Write the group in the open transaction; the answer of each item (none is kept on it)."""
     leads: dict[str, Pending] = {}
     followers: list[Pending] = []
+    works = [item for item in group if item.request is None]  # work alone, run last
     for item in group:
+        if item.request is None:
+            continue
         key = _entry(item).key
         if leads.setdefault(key, item) is not item:
             followers.append(item)  # the same key again in this group: answered as a replay
-    inserted = _insert_journal(conn, list(leads.values()))
-    answers: dict[Pending, Transfer | Exception] = {}
+    inserted = _insert_journal(conn, list(leads.values())) if leads else {}
+    answers: dict[Pending, Transfer | Worked | Exception] = {}
     under_key: dict[str, StoredTransfer] = {}
     stored_keys = [key for key in leads if key not in inserted]
     if stored_keys:
@@ -192,6 +207,8 @@ def _apply(conn: Connection, group: list[Pending]) -> dict[Pending, Transfer | E
                 item.also(conn)
     for item in followers:
         answers[item] = _replay_or_conflict(under_key[_entry(item).key], _entry(item))
+    for item in works:
+        answers[item] = Worked(item.also(conn) if item.also is not None else None)
     return answers
 
 

@@ -19,13 +19,9 @@ money write here is, by its ledger key), and `read` — is tried again after a b
 outage is logged twice, whatever the number of requests: its first failure, and the first
 success after it with its length.
 
-Group commit (`settle`): hand settlements queue up and one writer at a time takes every one
-waiting, up to `batch_max_hands`, into one transaction (`batch.write_batch`); the first
-settlement of an idle writer waits at most `batch_max_ms` for others to join it, and while a
-batch is being written the next one fills. Each settlement's Deferred fires only after the
-transaction holding it has committed (persist, then tell). A batch is retried through an
-outage like `write` work (it is keyed); deposits, buy-ins and corrections keep their own
-transaction (`transfer`, `move`, `reverse`).
+Group commit (`settle`; `commit_in_batch`: idempotent work with no transfer, a tournament's
+hand records): one writer takes what waits (`batch_max_hands`, `batch_max_ms`) into one
+transaction (`batch.write_batch`); each Deferred fires after its commit; retried as `write`.
 
 Every method returns a Deferred that fires, on the reactor thread, with a plain value or a
 frozen dataclass (ARCH 7). Nothing here imports the global reactor.
@@ -39,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import structlog
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from twisted.application.service import Service
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IDelayedCall, IReactorFromThreads, IReactorTime
@@ -67,6 +63,7 @@ log = structlog.get_logger("pokerroom.ledger")
 SQLITE_THREADS = 1
 POSTGRESQL_THREADS = 4
 MONEY, READ, LOG = "money", "read", "log"
+Queued = tuple[batch.Pending, Deferred[Any]]  # a batch item and the Deferred to answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +226,7 @@ class LedgerService(Service):
         self._down_lanes: set[str] = set()  # lanes that failed in this outage
         self._failures = 0
         #: Settlements waiting for the batch writer, each with the Deferred to answer.
-        self._queue: list[tuple[batch.Pending, Deferred[Transfer]]] = []
+        self._queue: list[Queued] = []
         self._queued_at = 0.0  # when the oldest waiting settlement was queued
         self._batch_timer: IDelayedCall | None = None
         self._writing = False  # a batch is in the writer's hands
@@ -426,10 +423,16 @@ class LedgerService(Service):
             )
         except LedgerError as exc:
             return fail(exc)
-        answer: Deferred[Transfer] = Deferred()
-        if not self._queue:
-            self._queued_at = self._now()
-        self._queue.append((batch.Pending(request, also), answer))
+        return self._enqueue(batch.Pending(request, also))
+
+    def commit_in_batch(self, work: Callable[[Connection], T]) -> Deferred[T]:
+        """Run `work(conn)` in a settlement batch's transaction; its value, once committed."""
+        return self._enqueue(batch.Pending(None, work)).addCallback(lambda done: done.value)
+
+    def _enqueue(self, item: batch.Pending) -> Deferred[Any]:
+        answer: Deferred[Any] = Deferred()
+        self._queued_at = self._queued_at if self._queue else self._now()
+        self._queue.append((item, answer))
         self._next_batch()
         return answer
 
@@ -468,9 +471,7 @@ class LedgerService(Service):
         d = self._submit(MONEY, True, batch.write_batch, (items,), {})
         d.addBoth(self._batch_written, taken)
 
-    def _batch_written(
-        self, result: object, taken: list[tuple[batch.Pending, Deferred[Transfer]]]
-    ) -> None:
+    def _batch_written(self, result: object, taken: list[Queued]) -> None:
         """Answer each settlement of the batch (after its commit), then start the next."""
         self._writing = False
         self._next_batch()

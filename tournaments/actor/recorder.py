@@ -6,15 +6,20 @@ in ONE transaction in the ledger's money lane (docs/ARCHITECTURE.md rules 7 and 
 
 - Units commit in the order they were made. While a commit is in flight, the units made
   meanwhile wait and then commit together (group commit): many tables' hands share one commit,
-  and each table's stored state is still one of its completed hands (T-18).
+  and each table's stored state is still one of its completed hands (T-18). That commit is the
+  ledger's settlement batch (`LedgerService.commit_in_batch`): a tournament's hands are written
+  in the same transaction as other tournaments' and the cash tables' hand settlements, and a
+  tournament whose writes fail (a bug, a broken constraint) fails alone, the rest committed.
 - A decision made by several parts at once (a hand: its table's seats, then the knockouts,
   places, prizes and moves it causes) is gathered into one unit by a scope (`batch()`).
 - Persist, then tell: a message to a client sent while units are uncommitted is held (`hold`)
   and let through, in order, once every unit made before it has committed.
 - Each `write` is a group of ops that stand or fall together (a transfer and the rows that
-  record it). A group the ledger refuses (insufficient funds, T-4) fails alone: the batch is
-  written again with a savepoint per group, and only the refused group is left out (a refused
-  registration writes no entry; a refused prize leaves its hand stored, for the staff).
+  record it). A group the ledger refuses (insufficient funds, T-4) or the database refuses (a
+  constraint) fails alone: the tournament's writes, under one savepoint, are rolled back to it
+  and written again with a savepoint per group, and only the refused group is left out (a
+  refused registration writes no entry; a refused prize leaves its hand stored, for the staff;
+  a table's refused seats leave the other tables' hands stored).
 
 Everything here runs on the reactor's thread except the unit's writes (`Op`), which run in
 the ledger's thread pool and must therefore capture values, never read the actor's state.
@@ -30,13 +35,11 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 import structlog
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from twisted.internet.defer import Deferred, succeed
 from twisted.python.failure import Failure
 
 from pokerroom.ledger import LedgerService
-from pokerroom.ledger import accounts as ledger_accounts
-from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.errors import LedgerError
 from pokerroom.ledger.posting import StaleIds
 
@@ -109,36 +112,23 @@ def _run_groups(conn: Connection, groups: Sequence[Sequence[Op]], careful: bool)
     return outcomes
 
 
-class _Retry(Exception):
-    """A batch written without savepoints hit a refusal: write it again, carefully."""
+def commit_groups_on(conn: Connection, groups: Sequence[Sequence[Op]]) -> list[Any]:
+    """Write several groups in the open transaction (the ledger's batch); per group its ops'
+    values or a `Refused`.
 
-
-def commit_groups(engine: Engine, groups: Sequence[Sequence[Op]]) -> list[Any]:
-    """Write several groups in one transaction; per group its ops' values or a `Refused`.
-
-    Blocking (the ledger's thread pool). The usual batch is written straight; if the ledger
-    refuses one transfer (or an account id went stale), the transaction rolls back and the
-    batch is written again with a savepoint per group, so that only the refused ones are out.
+    Blocking (the ledger's writer). The groups are written straight under one savepoint; if the
+    ledger refuses one transfer or a row breaks a constraint, the savepoint is rolled back and
+    the groups written again with a savepoint each, so that only the refused ones are out.
+    Stale account ids are raised to the batch, which reads them again and retries.
     """
-
-    def straight(conn: Connection) -> list[Any]:
-        try:
-            return _run_groups(conn, groups, careful=False)
-        except (LedgerError, StaleIds, sa.exc.IntegrityError) as exc:
-            raise _Retry() from exc
-
     try:
-        return in_transaction(engine, straight)
-    except _Retry:
-        ledger_accounts.forget_cached_ids(engine)
-    for attempt in range(2):
-        try:
-            return in_transaction(engine, partial(_run_groups, groups=groups, careful=True))
-        except StaleIds:
-            ledger_accounts.forget_cached_ids(engine)
-            if attempt:
-                raise
-    raise AssertionError("unreachable")
+        with conn.begin_nested():
+            return _run_groups(conn, groups, careful=False)
+    except StaleIds:
+        raise
+    except (LedgerError, sa.exc.IntegrityError):
+        pass
+    return _run_groups(conn, groups, careful=True)
 
 
 class Recorder:
@@ -241,7 +231,7 @@ class Recorder:
         self._flushing = True
         self.commits += 1
         self.units_written += len(units)
-        d = self.ledger.write(commit_groups, batches)
+        d = self.ledger.commit_in_batch(partial(commit_groups_on, groups=batches))
         d.addBoth(self._committed, units, groups)
 
     def _committed(
