@@ -15,9 +15,8 @@ real ledger; the restart harness of tests/tournaments/test_durable.py):
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,12 +26,12 @@ from pokerroom.ledger import LedgerService
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind, AccountRef
 from pokerroom.protocol.staking_messages import DealProposal, DealResult
-from tests.postgres import fresh_pg_schema
 from tests.server.harness import Room as ServerRoom
 from tests.tournaments.actor_harness import USD, Room
 from tests.tournaments.t18_reference import paid, reference
 from tests.tournaments.test_actor_money import config
 from tests.tournaments.test_durable import Inbox, Restart
+from tests.tournaments.test_durable import room as room  # the fixture: SQLite, PostgreSQL
 from tournaments import store
 from tournaments.actor.tournament import TournamentActor
 from tournaments.config import OutageSettings
@@ -52,24 +51,6 @@ from tournaments.store.deal_pending import (
 from tournaments.store.schema import StoreError
 
 FUNDS = 5_000
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)])
-def room(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Room]:
-    """The room on a SQLite file, or on a fresh PostgreSQL schema."""
-    if request.param == "sqlite":
-        harness = Room(tmp_path)
-        try:
-            yield harness
-        finally:
-            harness.close()
-        return
-    with fresh_pg_schema("deal_restart_test") as url:
-        harness = Room(tmp_path, url)
-        try:
-            yield harness
-        finally:
-            harness.close()
 
 
 # --------------------------------------------------------------------------- the players' side
@@ -168,6 +149,25 @@ def crash(room: Room, actor: TournamentActor) -> None:
     actor.durable._stop_beat()
 
 
+def restarted(room: Room, actor: TournamentActor, later: float = 60.0) -> Any:
+    """The process dies; a new one starts `later` seconds on and recovers: (its restart, the
+    choice, the resumed actor or None, the new bots)."""
+    crash(room, actor)
+    bots = Hearing(room, 4)
+    restart = Restart(room, later, bots)
+    (choice,) = restart.recovery.choices
+    again = restart.scheduler.actors.get(actor.tid)
+    bots.actor = again
+    return restart, choice, again, bots
+
+
+def restarts_told(again: TournamentActor, bots: Hearing, players: Iterable[str]) -> list[Any]:
+    """Every player logs in again: the `restart` results they heard."""
+    for player in players:
+        again.deals.restart.reconnected(player)
+    return bots.results("restart")
+
+
 # --------------------------------------------------------------------------- tests
 
 
@@ -200,16 +200,10 @@ def test_a_deal_in_the_making_is_void_at_a_restart_and_each_player_is_told_once(
         actor.deals.accept(player, proposal.deal_id)
     room.settle(actor)
     before = money(room, tid, players)
-    crash(room, actor)
-
-    bots2 = Hearing(room, 4)
-    restart = Restart(room, 60.0, bots2)
-    (choice,) = restart.recovery.choices
+    restart, choice, again, bots2 = restarted(room, actor)
     assert choice.action == "resumed"
     assert f"deal {proposal.deal_id} in the making was void" in choice.why
     assert pending(room, tid) is None
-    again = restart.scheduler.actors[tid]
-    bots2.actor = again
     assert again.deals.flow.phase is DealPhase.OPEN and again.deals.flow.proposal is None
     assert money(room, tid, players) == before  # nothing moved
     assert bots2.heard == []  # nobody is connected at the resume: told when back
@@ -245,11 +239,7 @@ def test_a_new_proposal_after_the_restart_has_a_new_id(room: Room) -> None:
     proposed(room, actor, 4)
     old = actor.deals.flow.proposal
     assert old is not None
-    crash(room, actor)
-    bots2 = Hearing(room, 4)
-    restart = Restart(room, 60.0, bots2)
-    again = restart.scheduler.actors[tid]
-    bots2.actor = again
+    _, _, again, _ = restarted(room, actor)
     players = proposed(room, again, 4)
     new = again.deals.flow.proposal
     assert new is not None and new.deal_id != old.deal_id
@@ -289,16 +279,9 @@ def test_a_rejected_or_expired_deal_is_cleared_before_it_is_told(room: Room, how
     assert bots.early == [] and pending(room, tid) is None
     if how == "reject":  # (play went on after the deadline: the pool may have paid places)
         assert money(room, tid, players) == before
-    crash(room, actor)
-    bots2 = Hearing(room, 4)
-    restart = Restart(room, 60.0, bots2)
-    (choice,) = restart.recovery.choices
+    _, choice, again, bots2 = restarted(room, actor)
     assert choice.action == "resumed" and "deal" not in choice.why
-    again = restart.scheduler.actors[tid]
-    bots2.actor = again
-    for player in players:
-        again.deals.restart.reconnected(player)
-    assert bots2.results("restart") == []
+    assert restarts_told(again, bots2, players) == []
     room.run_to_end(again)
     assert room.pool(tid) == 0 and room.check()
 
@@ -335,17 +318,10 @@ def test_an_accepted_deal_clears_the_column_in_the_transaction_that_pays_it(room
     assert (True, 1) not in states
     seen = [s for n, s in enumerate(states) if n == 0 or states[n - 1] != s]
     assert seen == [(True, 0), (False, 1)], states
-    crash(room, actor)
-    bots2 = Hearing(room, 4)
-    restart = Restart(room, 60.0, bots2)
-    (choice,) = restart.recovery.choices
+    _, choice, again, bots2 = restarted(room, actor)
     assert choice.action == "resumed" and "in the making" not in choice.why
-    again = restart.scheduler.actors[tid]
-    bots2.actor = again
     assert again.deals.record is not None and again.deals.record.deal_id == proposal.deal_id
-    for player in players:
-        again.deals.restart.reconnected(player)
-    assert bots2.results("restart") == []
+    assert restarts_told(again, bots2, players) == []
     room.run_to_end(again)
     assert room.pool(tid) == 0 and room.check()
 
@@ -361,10 +337,9 @@ def test_a_deal_in_the_making_is_void_when_the_tournament_is_cancelled_for_outag
     proposed(room, actor, 4)
     proposal = actor.deals.flow.proposal
     assert proposal is not None
-    crash(room, actor)
+    room.wait(actor.pending())
     expected = reference(room.engine, tid)  # T-18 from the stored state: no deal in it
-    restart = Restart(room, 11 * 60.0, Hearing(room, 4))
-    (choice,) = restart.recovery.choices
+    restart, choice, _, _ = restarted(room, actor, 11 * 60.0)
     assert choice.action == "cancelled"
     assert f"deal {proposal.deal_id} in the making was void" in choice.why
     room.wait(restart.jobs.run_now("refunds"))  # the run the restart started, or a new one
