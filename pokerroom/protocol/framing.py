@@ -42,6 +42,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+#: The fast parser (C): a compact frame is parsed by it at a fifth of the cost, and checked
+#: (see `decode_frame`); every other frame goes to the json module's parsers below.
+_FAST_DECODER = msgspec.json.Decoder()
 #: The server's parser, built once (`json.loads` with a hook builds a decoder per call).
 _STRICT = json.JSONDecoder(object_pairs_hook=_unique_object, parse_constant=_reject_constant)
 _PLAIN = json.JSONDecoder()
@@ -55,6 +58,16 @@ def decode_frame(line: bytes, strict: bool = True) -> dict[str, Any]:
     """
     if line.endswith(b"\r"):
         line = line[:-1]
+    try:
+        fast = _FAST_DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass  # the json module below names the problem
+    else:
+        # msgspec keeps the last of a key given twice: a frame it parses is taken as is only
+        # when encoding the result gives back the very same bytes (then no key was dropped);
+        # any other spelling (spaces, escapes, a repeated key) takes the strict parse below
+        if type(fast) is dict and (not strict or _FAST.encode(fast) == line):
+            return fast
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:

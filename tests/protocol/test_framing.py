@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +54,38 @@ def test_malformed_frame_is_an_error_item_and_the_stream_goes_on(raw: bytes) -> 
     first, second = decoder.feed(raw + b'\n{"type":"ping","id":3}\n')
     assert isinstance(first, ProtocolError) and first.code == errors.BAD_FRAME
     assert second == {"type": "ping", "id": 3}
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"type":"act","id":1,"id":2}',  # compact: the fast parser keeps the last and
+        b'{"a":{"b":1,"b":1}}',  # would pass it on without the check (nested too)
+        b'{"a":[{"b":1,"c":2,"b":3}]}',
+        b'{"a":"\\ud800"}',  # a lone surrogate
+        b'{"a":Infinity}',
+    ],
+)
+def test_the_fast_parse_refuses_what_the_strict_one_refuses(raw: bytes) -> None:
+    """P-1: a repeated key, a lone surrogate or a non-number is `bad_frame` however compact."""
+    with pytest.raises(ProtocolError) as caught:
+        decode_frame(raw)
+    assert caught.value.code == errors.BAD_FRAME
+    assert isinstance(decode_frame(raw, strict=False), dict)  # a client's plain parse
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"type":"act","id":7,"table_id":"t1","action":"call"}',
+        b'{ "type" : "act", "id" : 7 }',
+        b'{"t":"\\u00e9\\n","n":1.5e3,"big":123456789012345678901234567890,"x":[true,null]}',
+        b'{"a":{"a":{"a":1}},"b":{"a":2}}',  # the same key in different objects is fine
+    ],
+)
+def test_every_spelling_parses_as_the_json_module_does(raw: bytes) -> None:
+    """Compact or not, escaped or not: the same dict as the strict json parse."""
+    assert decode_frame(raw) == json.loads(raw) == decode_frame(raw, strict=False)
 
 
 def test_oversized_frame_is_fatal_even_before_its_newline() -> None:
