@@ -2,41 +2,26 @@
 
 Seed 2 makes the first button the lowest ready seat (random.Random(2).randrange(n) == 0).
 
-The ledger runs its real thread pool; its results come back through `Pump.callFromThread`
-and are run on the test thread by `Harness.drain`, so every test is deterministic.
+The room is `tests.ledger_pump.PumpedRoom`: the ledger runs its real thread pools, their
+results run on the test thread (`drain`, `wait`), so every test is deterministic.
 """
 
 from __future__ import annotations
 
-import queue
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from twisted.internet.defer import Deferred
-from twisted.internet.task import Clock
 
 from pokerroom.cash import CashTableConfig, HandStore, RoomPolicies, TableActor
-from pokerroom.ledger import transfers
-from pokerroom.ledger.db import make_engine
-from pokerroom.ledger.kinds import external, wallet
-from pokerroom.ledger.migrate import upgrade
+from pokerroom.ledger.kinds import wallet
 from pokerroom.ledger.service import LedgerService
 from pokerroom.protocol.events import ServerMessage, as_dict
+from tests.ledger_pump import PumpedRoom
 
 USD = "USD"
-
-
-class Pump:
-    """The reactor's thread-call side: results from the ledger threads queue up here."""
-
-    def __init__(self) -> None:
-        self.calls: queue.Queue[tuple[Callable[..., Any], tuple, dict]] = queue.Queue()
-
-    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self.calls.put((f, args, kwargs))
 
 
 class CountingLedger(LedgerService):
@@ -72,22 +57,17 @@ class Listener:
         return [m for m in self.public if m["type"] == kind]
 
 
-class Harness:
+class Harness(PumpedRoom):
     """One room database, one ledger, any number of tables."""
+
+    ledger_type = CountingLedger
 
     def __init__(
         self, path: Path, seed: int = 2, *, url: str | None = None, retries: bool = False
     ) -> None:
         """A SQLite room database under `path` (or the database at `url`); `retries`: the
         ledger retries transient failures on the fake clock (advance it to let them run)."""
-        self.url = url or f"sqlite:///{path / 'room.sqlite'}"
-        self.engine = make_engine(self.url)
-        upgrade(self.engine)
-        self.pump = Pump()
-        self.clock = Clock()
-        self.clock.advance(1_800_000_000)  # a realistic epoch for ms timestamps
-        self.ledger = CountingLedger(self.pump, self.engine, clock=self.clock if retries else None)
-        self.ledger.startService()
+        super().__init__(url or f"sqlite:///{path / 'room.sqlite'}", retries=retries)
         self.store = HandStore(self.ledger)
         self.policies = RoomPolicies(self.store)
         self.seed = seed
@@ -110,57 +90,9 @@ class Harness:
         self.wait(actor.start())
         return actor
 
-    def drain(self, timeout: float = 20.0) -> None:
-        """Run ledger results on this thread until no ledger work is in flight."""
-        while self.ledger.in_flight or not self.pump.calls.empty():
-            f, args, kwargs = self.pump.calls.get(timeout=timeout)
-            f(*args, **kwargs)
-
-    def wait(self, d: Deferred[Any] | Any) -> Any:
-        """The result of a Deferred (or a plain value), raising its failure."""
-        if not isinstance(d, Deferred):
-            return d
-        box: list[Any] = []
-        d.addBoth(box.append)
-        while not box:
-            f, args, kwargs = self.pump.calls.get(timeout=20.0)
-            f(*args, **kwargs)
-        self.drain()
-        result = box[0]
-        if hasattr(result, "raiseException"):
-            result.raiseException()
-        return result
-
-    def advance(self, seconds: float) -> None:
-        """Move the fake clock and let the ledger answer."""
-        self.clock.advance(seconds)
-        self.drain()
-
     def fund(self, player: str, amount: int = 100_000) -> None:
         """A deposit from outside into the player's wallet."""
-        transfers.move(
-            self.engine,
-            key=f"deposit:{player}:{amount}",
-            kind="deposit",
-            currency=USD,
-            source=external(USD),
-            destination=wallet(player, USD),
-            amount=amount,
-        )
-
-    def balance(self, ref: Any) -> int:
-        """An account's balance (0 if never opened)."""
-        from pokerroom.ledger.accounts import get_account
-        from pokerroom.ledger.errors import UnknownAccount
-
-        try:
-            return get_account(self.engine, ref).balance
-        except UnknownAccount:
-            return 0
-
-    def close(self) -> None:
-        self.ledger.stopService()
-        self.engine.dispose()
+        self.deposit(f"deposit:{player}:{amount}", wallet(player, USD), amount, USD)
 
 
 @pytest.fixture

@@ -1,48 +1,33 @@
 """A casino table on a real ledger (SQLite or PostgreSQL), a fake clock, a seeded random source.
 
-The ledger runs its real thread pools; its answers queue up in `Pump` and run on the test
-thread in `drain`/`wait`, so every test is deterministic.
+The room is `tests.ledger_pump.PumpedRoom` (shared with the cash tables' harness): the ledger's
+answers run on the test thread in `drain`/`wait`, so every test is deterministic. The `casino`
+fixture (tests/casino/conftest.py) gives one on SQLite, then on PostgreSQL.
 """
 
 from __future__ import annotations
 
-import queue
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from itertools import count
 from typing import Any
-
-from twisted.internet.defer import Deferred
-from twisted.internet.task import Clock
 
 from pokerroom.casino import events as ev
 from pokerroom.casino import money, settings, store
 from pokerroom.casino.actor import CasinoTable
-from pokerroom.casino.games import RoundGame, make_game
+from pokerroom.casino.blackjack_table import BlackjackTable
+from pokerroom.casino.core.blackjack import rules_from
+from pokerroom.casino.core.cards import Shoe, cards
+from pokerroom.casino.games import BlackjackGame, RoundGame, make_game
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.table_config import CasinoTableConfig
-from pokerroom.ledger import transfers
-from pokerroom.ledger.accounts import get_account
-from pokerroom.ledger.db import make_engine
-from pokerroom.ledger.errors import UnknownAccount
-from pokerroom.ledger.kinds import AccountRef, external, wallet
-from pokerroom.ledger.migrate import upgrade
+from pokerroom.ledger.kinds import AccountRef, wallet
 from pokerroom.ledger.reports import check_ledger
-from pokerroom.ledger.service import LedgerService
+from tests.ledger_pump import PumpedRoom
 
 USD = "USD"
-
-
-class Pump:
-    """The reactor's thread-call side: results from the ledger threads queue up here."""
-
-    def __init__(self) -> None:
-        self.calls: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = (
-            queue.Queue()
-        )
-
-    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self.calls.put((f, args, kwargs))
+WINDOW, DECIDE = 30, 8  # blackjack: config/casino/blackjack.toml
+FILLER = cards("2c 3c 4c 5c 6c 7c 8c 2d 3d 4d 5d 6d 7d 8d")
 
 
 class Inbox:
@@ -59,17 +44,11 @@ class Inbox:
         return [e for e in self.got.get(player, []) if isinstance(e, kind)]
 
 
-class Casino:
+class Casino(PumpedRoom):
     """One room database, its ledger and casino tables."""
 
     def __init__(self, url: str, seed: int = 7) -> None:
-        self.engine = make_engine(url)
-        upgrade(self.engine)
-        self.pump = Pump()
-        self.clock = Clock()
-        self.clock.advance(1_800_000_000)
-        self.ledger = LedgerService(self.pump, self.engine)
-        self.ledger.startService()
+        super().__init__(url)
         self.store = RoundStore(self.ledger)
         self.seed = seed
         self.ids = count(1)
@@ -102,51 +81,14 @@ class Casino:
             table.join(player)
         self.drain()
 
-    def drain(self) -> None:
-        while self.ledger.working or not self.pump.calls.empty():
-            f, args, kwargs = self.pump.calls.get(timeout=20.0)
-            f(*args, **kwargs)
-
-    def wait(self, d: Deferred[Any] | Any) -> Any:
-        if not isinstance(d, Deferred):
-            return d
-        box: list[Any] = []
-        d.addBoth(box.append)
-        while not box:
-            f, args, kwargs = self.pump.calls.get(timeout=20.0)
-            f(*args, **kwargs)
-        self.drain()
-        result = box[0]
-        if hasattr(result, "raiseException"):
-            result.raiseException()
-        return result
-
-    def advance(self, seconds: float) -> None:
-        self.clock.advance(seconds)
-        self.drain()
-
     def fund(self, ref: AccountRef, amount: int) -> None:
-        transfers.move(
-            self.engine,
-            key=f"fund:{ref}:{amount}:{next(self.ids)}",
-            kind="deposit",
-            currency=USD,
-            source=external(USD),
-            destination=ref,
-            amount=amount,
-        )
+        self.deposit(f"fund:{ref}:{amount}:{next(self.ids)}", ref, amount, USD)
 
     def fund_player(self, player: str, amount: int = 100_000) -> None:
         self.fund(wallet(player, USD), amount)
 
     def fund_house(self, amount: int = 10_000_000) -> None:
         self.fund(money.bankroll(USD), amount)
-
-    def balance(self, ref: AccountRef) -> int:
-        try:
-            return get_account(self.engine, ref).balance
-        except UnknownAccount:
-            return 0
 
     def ok(self) -> None:
         """The ledger check passes, the balances sum to zero, and every round's in_play holds
@@ -156,6 +98,43 @@ class Casino:
         assert report.currency_totals.get(USD, 0) == 0, report.currency_totals
         assert store.in_play_mismatches(self.engine) == ()
 
-    def close(self) -> None:
-        self.ledger.stopService()
-        self.engine.dispose()
+
+class FixedShoe(BlackjackGame):
+    """Blackjack whose every round deals from the same fixed order (no burn, no cut card), with
+    the shipped rules but `changes`."""
+
+    def __init__(self, order: str, **changes: Any) -> None:
+        rules = rules_from({**settings.game_table("blackjack"), **changes})
+        super().__init__(rules, random.Random(1), WINDOW, 10, DECIDE)
+        self.order = cards(order) + FILLER
+
+    def open_round(self) -> int:
+        self.shoe = Shoe(self.order)
+        return self.shoe.start_round()
+
+
+def table(
+    casino: Casino,
+    order: str,
+    store: RoundStore | None = None,
+    config: dict[str, Any] | None = None,
+    **changes: Any,
+) -> tuple[Any, Inbox]:
+    """A started blackjack table `bj1` dealing `order` every round (`FixedShoe`)."""
+    inbox = Inbox()
+    actor = BlackjackTable(
+        CasinoTableConfig("bj1", "blackjack", USD, **(config or {})),
+        game=FixedShoe(order, **changes),
+        clock=casino.clock,
+        store=store or casino.store,
+        listener=inbox,
+        new_id=lambda t: f"{t}-{next(casino.ids)}",
+    )
+    casino.voided_at_start = casino.wait(actor.start())
+    return actor, inbox
+
+
+def box_bet(casino: Casino, actor: Any, player: str, box: int, stake: int) -> None:
+    """`player` bets `stake` on `box` and confirms it."""
+    actor.place(player, f"box:{box}", stake)
+    casino.wait(actor.confirm(player, f"{player}-{box}"))

@@ -3,78 +3,17 @@ PostgreSQL: the shoe is a fixed order of cards, so every hand is known."""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from twisted.internet.defer import Deferred
 
 from pokerroom.casino import events as ev
-from pokerroom.casino import money, settings
-from pokerroom.casino.blackjack_table import BlackjackTable
-from pokerroom.casino.core.blackjack import rules_from
-from pokerroom.casino.core.cards import Shoe, cards
+from pokerroom.casino import money
 from pokerroom.casino.core.errors import CasinoError
-from pokerroom.casino.games import BlackjackGame
 from pokerroom.casino.rounds import RoundStore
-from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.ledger.kinds import wallet
-from tests.casino.table_harness import USD, Casino, Inbox
-from tests.postgres import fresh_pg_schema
-
-WINDOW, DECIDE = 30, 8  # config/casino/blackjack.toml
-FILLER = cards("2c 3c 4c 5c 6c 7c 8c 2d 3d 4d 5d 6d 7d 8d")
-
-
-class FixedShoe(BlackjackGame):
-    """Every round deals from the same fixed order (no burn, no cut card)."""
-
-    def __init__(self, order: str) -> None:
-        rules = rules_from(settings.game_table("blackjack"))
-        super().__init__(rules, random.Random(1), WINDOW, 10, DECIDE)
-        self.order = cards(order) + FILLER
-
-    def open_round(self) -> int:
-        self.shoe = Shoe(self.order)
-        return self.shoe.start_round()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Casino]:
-    if request.param == "sqlite":
-        room = Casino(f"sqlite:///{tmp_path / 'bj.sqlite'}")
-        try:
-            yield room
-        finally:
-            room.close()
-        return
-    with fresh_pg_schema("casino_bj") as url:
-        room = Casino(url)
-        try:
-            yield room
-        finally:
-            room.close()
-
-
-def table(casino: Casino, order: str, store: RoundStore | None = None) -> tuple[Any, Inbox]:
-    inbox = Inbox()
-    actor = BlackjackTable(
-        CasinoTableConfig("bj1", "blackjack", USD),
-        game=FixedShoe(order),
-        clock=casino.clock,
-        store=store or casino.store,
-        listener=inbox,
-        new_id=lambda t: f"{t}-{next(casino.ids)}",
-    )
-    casino.voided_at_start = casino.wait(actor.start())
-    return actor, inbox
-
-
-def box_bet(casino: Casino, actor: Any, player: str, box: int, stake: int) -> None:
-    actor.place(player, f"box:{box}", stake)
-    casino.wait(actor.confirm(player, f"{player}-{box}"))
+from tests.casino.table_harness import DECIDE, USD, WINDOW, Casino, box_bet, table
 
 
 def test_two_boxes_stand_and_double_then_the_dealer_busts(casino: Casino) -> None:

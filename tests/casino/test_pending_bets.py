@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from pokerroom.casino import money
@@ -22,28 +20,10 @@ from pokerroom.jobs.pending_bets import DAY_MS
 from pokerroom.jobs.runs import recent_runs
 from pokerroom.ledger.kinds import wallet
 from tests.casino.table_harness import USD, Casino
-from tests.postgres import fresh_pg_schema
 
 POCKET = random.Random(7).randrange(37)
 LOSE = f"straight:{(POCKET + 1) % 37}"
 WINDOW_MS = 45_000
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Casino]:
-    if request.param == "sqlite":
-        room = Casino(f"sqlite:///{tmp_path / 'casino.sqlite'}")
-        try:
-            yield room
-        finally:
-            room.close()
-        return
-    with fresh_pg_schema("casino_pending") as url:
-        room = Casino(url)
-        try:
-            yield room
-        finally:
-            room.close()
 
 
 def left_open(casino: Casino, table_id: str, stakes: dict[str, int]) -> tuple[str, int]:

@@ -7,8 +7,6 @@ bet on it wins 35:1 and one beside it loses.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,30 +27,11 @@ from pokerroom.ledger import transfers
 from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.schema import journal
 from tests.casino.table_harness import USD, Casino
-from tests.postgres import fresh_pg_schema
 
 POCKET = random.Random(7).randrange(37)
 WIN = f"straight:{POCKET}"
 LOSE = f"straight:{(POCKET + 1) % 37}"
 WINDOW = 45  # config/casino/roulette.toml
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def casino(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Casino]:
-    """A room database with its ledger: SQLite, then PostgreSQL."""
-    if request.param == "sqlite":
-        room = Casino(f"sqlite:///{tmp_path / 'casino.sqlite'}")
-        try:
-            yield room
-        finally:
-            room.close()
-        return
-    with fresh_pg_schema("casino_table") as url:
-        room = Casino(url)
-        try:
-            yield room
-        finally:
-            room.close()
 
 
 def keyed(casino: Casino, key: str) -> list[Any]:
