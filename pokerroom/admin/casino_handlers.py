@@ -131,6 +131,7 @@ def casino_round_void(ctx: Context, args: CasinoVoidArgs) -> Deferred[dict[str, 
                 "audit_id": done.audit_id,
                 "round_id": voided.round_id,
                 "refunds": [{"player": p, "amount": a} for p, a in voided.refunds],
+                "partial": voided.settlement is not None,  # BJ-19: refunds are what each got
                 "currency": table.config.currency,
             }
 

@@ -437,20 +437,21 @@ class CasinoTable:
 
     # ------------------------------------------------------------------ voids and staff
 
-    def _void(self, current: RoundState, reason: str) -> Deferred[Voided]:
+    def _void(self, current: RoundState, reason: str, progress: Any = None) -> Deferred[Voided]:
         self._cancel_timer()
         self.game.void()  # K-8: a new shoe
         self.phase = tc.CLOSED  # K-7: closed until staff reopen it
         self.closed_reason = reason
         self.closing = False
         current.drafts.clear()
-        voided = self.store.void(current.round_id, reason, self.now_ms())
+        voided = self.store.void(current.round_id, reason, self.now_ms(), progress)  # BJ-19
 
         def told(result: Voided) -> Voided:
             if self.round is current:
                 self.round = None
             self.listener.tell(
-                self.audience, ev.RoundVoided(self.table_id, current.round_id, reason)
+                self.audience,
+                ev.RoundVoided(self.table_id, current.round_id, reason, bool(result.settlement)),
             )
             self.listener.tell(self.audience, ev.TableState(self.table_id, False, reason))
             return result

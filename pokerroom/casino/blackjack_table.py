@@ -9,7 +9,11 @@ player who confirms a bet on it. When the window closes the core's `BlackjackRou
 in_play keyed by the client's key with its bet row (K-4, L-2), and only then applied; the clock
 waits meanwhile and no other decision is taken. When the round is over it settles in the one
 transaction of every casino round (L-3); a void returns every stake, doubles and splits
-included (K-7, L-5), as does the restart recovery.
+included (K-7, L-5), as does the restart recovery. In `cancel_mode = "partial"` (BJ-19) the
+table records the round's progress on its row after every move (`RoundStore.progress`, not
+waited for: K-6, a move not recorded did not happen) and a void cancels the round by BJ-19
+instead, from the progress in memory or, after a crash, from the row (`pokerroom.casino.cancel`);
+each player then hears their own settlement after the void.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pokerroom.casino import events as ev
 from pokerroom.casino.actor import CasinoTable
 from pokerroom.casino.core import errors
 from pokerroom.casino.core.blackjack import INSURANCE, OVER, BlackjackRound
+from pokerroom.casino.core.blackjack_rules import PARTIAL
 from pokerroom.casino.core.cards import names
 from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.core.results import Bet, settlement
@@ -122,6 +127,7 @@ class BlackjackTable(CasinoTable):
         if hand is None or self.round is not current:
             return
         self._tell_moves(current, hand)
+        self._record(current, hand)
         if hand.phase == OVER:
             current.ending = True
             self._cancel_timer()
@@ -246,8 +252,55 @@ class BlackjackTable(CasinoTable):
             raise CasinoError(errors.NOT_ALLOWED, f"no blackjack decision {action!r}")
         return found
 
-    def _void(self, current: RoundState, reason: str) -> Deferred[Voided]:
+    # ------------------------------------------------------------------ BJ-19
+    def _progress(self, hand: BlackjackRound | None) -> dict[str, Any] | None:
+        """The round's record for BJ-19 with the table's K-12 cap and K-13 threshold, or None
+        when the table returns every stake of a cancelled round (`void`, BJ-18)."""
+        if hand is None or self.blackjack.rules.cancel_mode != PARTIAL:
+            return None
+        return {
+            **hand.progress(),
+            "max_win": self.config.max_win,
+            "review_at": self.config.review_at,
+        }
+
+    def _record(self, current: RoundState, hand: BlackjackRound) -> None:
+        record = self._progress(hand)
+        if record is None:
+            return
+
+        def lost(failure: Failure) -> None:
+            self.log.error(
+                "blackjack_progress_unrecorded",
+                round=current.round_id,
+                error=failure.getErrorMessage(),
+            )
+
+        self.store.progress(current.round_id, record).addErrback(lost)
+
+    def _void(self, current: RoundState, reason: str, progress: Any = None) -> Deferred[Voided]:
+        if progress is None and self.round is current:
+            progress = self._progress(self.hand)
         self.hand = None
         self.deciding = False
         self._claims.pop(current.round_id, None)
-        return super()._void(current, reason)
+        voided = super()._void(current, reason, progress)
+
+        def tell_own(result: Voided) -> Voided:
+            done = result.settlement
+            if done is None:
+                return result
+            for total in done.players:
+                lines = tuple(
+                    ev.SettledLine(line.spot, line.stake, line.result, line.returned)
+                    for line in done.lines
+                    if line.player == total.player
+                )
+                own = ev.OwnSettlement(
+                    self.table_id, current.round_id, lines, total.staked, total.paid,
+                    total.capped, 0, total.player in result.held,
+                )  # fmt: skip
+                self.listener.tell([total.player], own)
+            return result
+
+        return voided.addCallback(tell_own)

@@ -73,11 +73,15 @@ class OwnSettlement:
 
 @dataclass(frozen=True, slots=True)
 class RoundVoided:
-    """The round is void: every stake returned (K-7, L-5); the table closes until reopened."""
+    """The round is void: every stake returned (K-7, L-5); the table closes until reopened.
+
+    `partial`: a blackjack round cancelled by BJ-19 instead; each player's `OwnSettlement`
+    follows."""
 
     table_id: str
     round_id: str
     reason: str
+    partial: bool = False
 
 
 @dataclass(frozen=True, slots=True)

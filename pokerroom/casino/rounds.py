@@ -80,9 +80,15 @@ class RoundStore:
         )
         return posted.addCallback(lambda _: None)
 
-    def void(self, round_id: str, reason: str, now_ms: int) -> Deferred[Voided]:
-        """Void one round: every stake back (K-7, L-5)."""
-        return self.ledger.write(store.void_round, round_id, reason, now_ms)
+    def void(
+        self, round_id: str, reason: str, now_ms: int, progress: dict[str, Any] | None = None
+    ) -> Deferred[Voided]:
+        """Void one round: every stake back (K-7, L-5), or BJ-19 from a blackjack `progress`."""
+        return self.ledger.write(store.void_round, round_id, reason, now_ms, progress)
+
+    def progress(self, round_id: str, record: dict[str, Any]) -> Deferred[None]:
+        """Record a blackjack round's progress on its open row (BJ-19)."""
+        return self.ledger.write(store.save_progress, round_id, record)
 
     def history(self, player: str, limit: int = 20) -> Deferred[tuple[HistoryRound, ...]]:
         """A player's latest rounds."""

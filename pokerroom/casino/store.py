@@ -5,6 +5,8 @@ Connection run inside a ledger transaction (the `also=` of `LedgerService.settle
 bet row is written with its placement (L-2) and a round's status with its settlement (L-3).
 `void_round` is the one way a round is voided (K-7, L-5): by the table after a malfunction, by
 its recovery at start (a crash before settlement), by the pending-bets job (K-11) and by staff.
+A blackjack round recorded in `partial` mode is cancelled by BJ-19 instead (`cancel`): its
+progress is on the open round's row (`save_progress`), or handed over by the table.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from pokerroom.casino import money
+from pokerroom.casino import cancel, money
+from pokerroom.casino.core.results import Settlement
 from pokerroom.casino.schema import OPEN, SETTLED, VOID, casino_bets, casino_rounds
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import in_transaction, read
@@ -39,12 +42,17 @@ class RoundRow:
 
 @dataclass(frozen=True, slots=True)
 class Voided:
-    """A round voided: every stake returned (L-5); `refunds` per player."""
+    """A round voided: every stake returned (L-5); `refunds` what each player got back.
+
+    A blackjack round cancelled in `partial` mode (BJ-19) has its `settlement` (the lines, as a
+    settled round's) and `held`, the players whose payout went to review (K-13)."""
 
     round_id: str
     refunds: tuple[tuple[str, int], ...]
     replayed: bool = False  # already void (or settled) before: nothing moved now
     currency: str = ""
+    settlement: Settlement | None = None  # BJ-19 (partial) only
+    held: tuple[str, ...] = ()
 
 
 def open_round(engine: Engine, row: RoundRow) -> None:
@@ -117,20 +125,60 @@ def stakes_of(conn: Connection, round_id: str) -> list[tuple[str, int]]:
     return [(player, int(stake)) for player, stake in rows]
 
 
-def void_on(conn: Connection, round_id: str, reason: str, now_ms: int) -> Voided:
-    """Void an open round in the caller's transaction: its stakes back, its status `void`."""
+def save_progress(engine: Engine, round_id: str, record: dict[str, Any]) -> None:
+    """Record a blackjack round's progress on its open row (BJ-19); an older one (fewer
+    `moves`) never replaces a newer one, and an ended round keeps its record."""
+
+    def work(conn: Connection) -> None:
+        row = conn.execute(
+            sa.select(casino_rounds.c.status, casino_rounds.c.outcome)
+            .where(casino_rounds.c.id == round_id)
+            .with_for_update()
+        ).first()
+        if row is None or row.status != OPEN:
+            return
+        stored = json.loads(row.outcome) if row.outcome else {}
+        if int(stored.get("moves", -1)) >= int(record["moves"]):
+            return
+        conn.execute(
+            sa.update(casino_rounds)
+            .where(casino_rounds.c.id == round_id)
+            .values(outcome=json.dumps(record, sort_keys=True))
+        )
+
+    in_transaction(engine, work)
+
+
+def void_on(
+    conn: Connection,
+    round_id: str,
+    reason: str,
+    now_ms: int,
+    progress: dict[str, Any] | None = None,
+) -> Voided:
+    """Void an open round in the caller's transaction: its stakes back (or BJ-19's settlement
+    for a blackjack round recorded in `partial` mode), its status `void`."""
     row = conn.execute(
-        sa.select(casino_rounds.c.status, casino_rounds.c.currency)
+        sa.select(
+            casino_rounds.c.status,
+            casino_rounds.c.currency,
+            casino_rounds.c.table_id,
+            casino_rounds.c.outcome,
+        )
         .where(casino_rounds.c.id == round_id)
         .with_for_update()
     ).first()
     if row is None:
         raise KeyError(round_id)
-    status, currency = row
+    status, currency, table_id, outcome = row
     if status != OPEN:
         return Voided(round_id, (), replayed=True, currency=currency)
     stakes = stakes_of(conn, round_id)
-    legs = money.void(round_id, currency, stakes)
+    record = progress if progress is not None else (json.loads(outcome) if outcome else {})
+    found = None
+    if cancel.is_partial(record):
+        found = cancel.partial_legs(conn, round_id, table_id, currency, record, stakes)
+    legs = money.void(round_id, currency, stakes) if found is None else found.legs
     if legs:
         transfers.transfer_on(
             conn,
@@ -141,20 +189,40 @@ def void_on(conn: Connection, round_id: str, reason: str, now_ms: int) -> Voided
             reference=round_id,
             memo=reason[:200],
         )
-    conn.execute(
-        sa.update(casino_rounds)
-        .where(casino_rounds.c.id == round_id)
-        .values(status=VOID, ended_ms=now_ms, reason=reason[:200])
-    )
+    values: dict[str, Any] = {"status": VOID, "ended_ms": now_ms, "reason": reason[:200]}
+    if found is not None:
+        done = found.settlement
+        values["outcome"] = json.dumps(record, sort_keys=True)
+        values["summary"] = json.dumps(
+            {
+                "partial": True,
+                "paid": {t.player: t.paid for t in done.players},
+                "staked": {t.player: t.staked for t in done.players},
+                "capped": {t.player: t.capped for t in done.players if t.capped},
+                "held": sorted(found.held),
+            },
+            sort_keys=True,
+        )
+        paid = tuple((t.player, t.paid) for t in done.players)
+        conn.execute(sa.update(casino_rounds).where(casino_rounds.c.id == round_id).values(values))
+        return Voided(round_id, paid, currency=currency, settlement=done, held=found.held)
+    conn.execute(sa.update(casino_rounds).where(casino_rounds.c.id == round_id).values(values))
     refunds: dict[str, int] = {}
     for player, stake in stakes:
         refunds[player] = refunds.get(player, 0) + stake
     return Voided(round_id, tuple(refunds.items()), currency=currency)
 
 
-def void_round(engine: Engine, round_id: str, reason: str, now_ms: int) -> Voided:
-    """Void one round in its own transaction (K-7, L-5); a second call moves nothing."""
-    return in_transaction(engine, lambda conn: void_on(conn, round_id, reason, now_ms))
+def void_round(
+    engine: Engine,
+    round_id: str,
+    reason: str,
+    now_ms: int,
+    progress: dict[str, Any] | None = None,
+) -> Voided:
+    """Void one round in its own transaction (K-7, L-5; BJ-19 from `progress` or the row's
+    record); a second call moves nothing."""
+    return in_transaction(engine, lambda conn: void_on(conn, round_id, reason, now_ms, progress))
 
 
 def recover_table(engine: Engine, table_id: str, now_ms: int) -> tuple[Voided, ...]:
@@ -260,8 +328,8 @@ def history(engine: Engine, player: str, limit: int = 20) -> tuple[HistoryRound,
             summary = json.loads(row.summary) if row.summary else {}
             staked = sum(int(stake) for _, stake in bets)
             paid: int | None
-            if row.status == SETTLED:
-                paid = int(summary.get("paid", {}).get(player, 0))
+            if row.status == SETTLED or (row.status == VOID and "paid" in summary):
+                paid = int(summary.get("paid", {}).get(player, 0))  # BJ-19: partial
             elif row.status == VOID:
                 paid = staked
             else:
@@ -273,7 +341,7 @@ def history(engine: Engine, player: str, limit: int = 20) -> tuple[HistoryRound,
                     row.game,
                     row.status,
                     int(row.opened_ms),
-                    json.loads(row.outcome) if row.outcome else {},
+                    json.loads(row.outcome) if row.outcome and row.status != OPEN else {},
                     tuple((spot, int(stake)) for spot, stake in bets),
                     paid,
                 )

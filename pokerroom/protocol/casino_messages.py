@@ -232,11 +232,13 @@ class CasinoSettlement(ServerMessage, tag="casino_settlement", frozen=True):
 
 @message
 class CasinoRoundVoid(ServerMessage, tag="casino_round_void", frozen=True):
-    """The round is void: every stake returned (K-7, L-5)."""
+    """The round is void: every stake returned (K-7, L-5); `partial`: a blackjack round
+    cancelled by BJ-19 instead, your `casino_settlement` follows."""
 
     table_id: str
     round_id: str
     reason: str
+    partial: bool
 
 
 @message

@@ -205,7 +205,7 @@ def as_message(event: ev.CasinoEvent) -> ServerMessage:
             event.held,
         )
     if isinstance(event, ev.RoundVoided):
-        return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason)
+        return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason, event.partial)
     if isinstance(event, ev.TableState):
         return cm.CasinoTableState(event.table_id, event.open, event.reason)
     if isinstance(event, ev.BlackjackMove):
