@@ -23,9 +23,9 @@ idempotent (the same write again is the same row), as the recorder may retry the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -354,6 +354,21 @@ def _deal(row: sa.Row[Any]) -> DealRow:
     )  # fmt: skip
 
 
+_T = TypeVar("_T")
+
+
+def _rows(
+    conn: Connection,
+    table: sa.Table,
+    read: Callable[[sa.Row[Any]], _T],
+    *where: sa.ColumnElement[bool],
+    order_by: Sequence[sa.Column[Any]] = (),
+) -> list[_T]:
+    """The one row reader: the rows of `table` that match every `where`, in `order_by`, each
+    read by `read`."""
+    return [read(r) for r in conn.execute(sa.select(table).where(*where).order_by(*order_by))]
+
+
 def _serial(identifier: str) -> int:
     """The number in an offer or stake id (`o12`, `s13`)."""
     return int(identifier[1:]) if identifier[1:].isdigit() else 0
@@ -361,21 +376,10 @@ def _serial(identifier: str) -> int:
 
 def load_staking(conn: Connection, tournament_id: str) -> StakingRows:
     """A tournament's offers, purchases and deals, in the order they were made."""
-    offers = tournament_stake_offers
-    stakes = tournament_stakes
-    deals = tournament_deals
-    offer_rows = [
-        _offer(r)
-        for r in conn.execute(sa.select(offers).where(offers.c.tournament_id == tournament_id))
-    ]
-    stake_rows = [
-        _stake(r)
-        for r in conn.execute(sa.select(stakes).where(stakes.c.tournament_id == tournament_id))
-    ]
-    deal_rows = [
-        _deal(r)
-        for r in conn.execute(sa.select(deals).where(deals.c.tournament_id == tournament_id))
-    ]
+    offers, stakes, deals = tournament_stake_offers, tournament_stakes, tournament_deals
+    offer_rows = _rows(conn, offers, _offer, offers.c.tournament_id == tournament_id)
+    stake_rows = _rows(conn, stakes, _stake, stakes.c.tournament_id == tournament_id)
+    deal_rows = _rows(conn, deals, _deal, deals.c.tournament_id == tournament_id)
     offer_rows.sort(key=lambda r: _serial(r.offer.offer_id))
     stake_rows.sort(key=lambda r: _serial(r.stake.stake_id))
     deal_rows.sort(key=lambda r: int(r.deal_id) if r.deal_id.isdigit() else 0)
@@ -385,32 +389,27 @@ def load_staking(conn: Connection, tournament_id: str) -> StakingRows:
 def load_payouts(conn: Connection, tournament_id: str) -> tuple[PayoutRow, ...]:
     """Every buyer's part of every payment to a seller of the tournament."""
     table = tournament_stake_payouts
-    query = (
-        sa.select(table)
-        .where(table.c.tournament_id == tournament_id)
-        .order_by(table.c.at_ms, table.c.part_key)
-    )
-    return tuple(_payout(r) for r in conn.execute(query))
+    mine = table.c.tournament_id == tournament_id
+    return tuple(_rows(conn, table, _payout, mine, order_by=(table.c.at_ms, table.c.part_key)))
 
 
 def player_stakes(conn: Connection, player: str, tournament_id: str | None = None) -> PlayerStakes:
     """`player`'s stakes sold and bought (in one tournament, or in all), with the payout parts
     of every seller and buyer pair they are part of."""
-    stakes = tournament_stakes
-    query = sa.select(stakes).where(sa.or_(stakes.c.seller == player, stakes.c.buyer == player))
-    if tournament_id is not None:
-        query = query.where(stakes.c.tournament_id == tournament_id)
+    stakes, payouts = tournament_stakes, tournament_stake_payouts
+
+    def theirs(table: sa.Table) -> list[sa.ColumnElement[bool]]:
+        where = [sa.or_(table.c.seller == player, table.c.buyer == player)]
+        if tournament_id is not None:
+            where.append(table.c.tournament_id == tournament_id)
+        return where
+
     rows = sorted(
-        (_stake(r) for r in conn.execute(query)),
+        _rows(conn, stakes, _stake, *theirs(stakes)),
         key=lambda r: (r.tournament_id, _serial(r.stake.stake_id)),
     )
-    payouts = tournament_stake_payouts
-    parts = sa.select(payouts).where(sa.or_(payouts.c.seller == player, payouts.c.buyer == player))
-    if tournament_id is not None:
-        parts = parts.where(payouts.c.tournament_id == tournament_id)
-    found = tuple(
-        _payout(r) for r in conn.execute(parts.order_by(payouts.c.at_ms, payouts.c.part_key))
-    )
+    order = (payouts.c.at_ms, payouts.c.part_key)
+    found = tuple(_rows(conn, payouts, _payout, *theirs(payouts), order_by=order))
     return PlayerStakes(
         tuple(r for r in rows if r.stake.seller == player),
         tuple(r for r in rows if r.stake.buyer == player),
