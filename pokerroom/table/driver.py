@@ -137,6 +137,7 @@ class HandDriver:
         self.post_kinds: Mapping[int, str] = {}
         self.action_seconds = 15.0
         self.over = False  # the hand ended; its result waits for `finish`
+        self.dealt_at = 0.0  # when the hand in play (or the last one) was dealt (clock s)
         self._seen = 0  # the cursor over the engine's log
         self._held: list[Delivery] = []
         self._asking = False
@@ -164,6 +165,7 @@ class HandDriver:
         `hand_started`.
         """
         self.hand_id = hand_id
+        self.dealt_at = self.clock.seconds()
         self.order = tuple(order)
         self.players = tuple(players)
         self.post_kinds = post_kinds

@@ -52,10 +52,12 @@ from tournaments.actor.durable_writes import (
     unregistered,
     update_stacks,
 )
+from tournaments.actor.hand_history import hand_history_row
 from tournaments.actor.recorder import Op, Recorder
 from tournaments.director.money import MoneyMove
 from tournaments.director.payouts import PrizeTable
 from tournaments.director.registration import Decision
+from tournaments.store.hand_histories import record_hand_history
 from tournaments.tables.presence import ASKED, TIMEOUT
 
 if TYPE_CHECKING:
@@ -82,6 +84,7 @@ class KeptHand:
     def __enter__(self) -> None:
         self.durable.recorder.begin()
         self.durable.table_kept(self.table)
+        self.durable.history_kept(self.table)
 
     def __exit__(self, *exc: object) -> None:
         self.durable.recorder.end()
@@ -307,6 +310,13 @@ class Durable:
                 table_state=table.table_state(),
             )
         self.recorder.write_quietly(op)
+
+    def history_kept(self, table: TournamentTable) -> None:
+        """The hand that just ended at `table`: its record for the hand histories, in the
+        hand's unit (docs/HISTORIES.md)."""
+        row = hand_history_row(table, self.actor.config, self.now_ms()) if self.stores else None
+        if row is not None:
+            self.recorder.write_quietly(partial(record_hand_history, row=row))
 
     def keep_hand(self, table: TournamentTable) -> KeptHand:
         """A hand ended at `table`: its seats, then all it causes, in one unit (ARCH 14)."""

@@ -177,6 +177,32 @@ tournament_prize_changes = sa.Table(
     sa.Column("ledger_key", sa.String(200), nullable=False, unique=True),
 )
 
+tournament_hand_histories = sa.Table(
+    "tournament_hand_histories",
+    metadata,
+    # (migration 0014) each completed hand's record as the cash tables keep theirs
+    # (`cash_hand_histories`): PHH fields with every hole card, and the tournament's own
+    # underscore fields (docs/HISTORIES.md); written in the unit of the hand's seats (T-18)
+    sa.Column("hand_id", sa.String(80), primary_key=True),
+    sa.Column("tournament_id", sa.String(40), sa.ForeignKey("tournaments.id"), nullable=False),
+    sa.Column("table_id", sa.String(48), nullable=False),  # as clients see it: `<tid>.<n>`
+    sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
+    sa.Column("history", sa.JSON, nullable=False),
+    sa.Index("ix_tournament_hand_histories_ended", "ended_at_ms"),
+)
+
+tournament_hand_players = sa.Table(
+    "tournament_hand_players",
+    metadata,
+    # (migration 0014) who was dealt into each stored hand: a player reads only these (C-15)
+    sa.Column("player_id", sa.String(40), primary_key=True),
+    sa.Column("hand_id", sa.String(80), primary_key=True),
+    sa.Column("tournament_id", sa.String(40), nullable=False),
+    sa.Column("table_id", sa.String(48), nullable=False),
+    sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
+    sa.Index("ix_tournament_hand_players_player_ended", "player_id", "ended_at_ms"),
+)
+
 #: The `player` of the refund rows that move the rest of the pool to the house (T-7, T-18).
 HOUSE_ROW = "house"
 
