@@ -1,7 +1,10 @@
 """Hand histories: each settled hand kept as PHH fields; a player reads their own (C-15).
 
 The stored history holds every hole card (for staff and audits); what a player receives has
-the other players' hole cards masked as `??` unless those cards were shown down.
+the other players' hole cards masked as `??` unless those cards were shown down. The reads
+serve cash hands (`cash_hand_histories`, written here) and tournament hands
+(`tournament_hand_histories`, written by each tournament with its hand, migration 0014) as one
+list: both tables have the same columns, and so have their players' tables.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pokerroom.engine.phh import dumps, history_fields
 from pokerroom.engine.pokerstars import format_hand
 from pokerroom.ledger.db import read
 from pokerroom.table.positions import HandPlan
+from tournaments.store.schema import tournament_hand_histories, tournament_hand_players
 
 MAX_LIMIT = 100
 #: The formats a history is read in: PHH (TOML) and PokerStars-style text for trackers.
@@ -92,20 +96,50 @@ def masked_for(fields: Mapping[str, Any], player_id: str) -> dict[str, Any]:
     return {**fields, "actions": out}
 
 
+#: Where settled hands are kept, (histories, players) with the same columns: cash tables'
+#: and tournament tables'.
+KEPT = (
+    (cash_hand_histories, cash_hand_players),
+    (tournament_hand_histories, tournament_hand_players),
+)
+
+
+def _played(
+    player_id: str, table_id: str | None, before: tuple[int, str] | None = None
+) -> sa.Subquery:
+    """(ended_at_ms, hand_id, history) of every hand `player_id` was dealt into, both kinds."""
+    parts = []
+    for h, hp in KEPT:
+        query = (
+            sa.select(hp.c.ended_at_ms, hp.c.hand_id, h.c.history)
+            .join(h, hp.c.hand_id == h.c.hand_id)
+            .where(hp.c.player_id == player_id)
+        )
+        if table_id is not None:
+            query = query.where(hp.c.table_id == table_id)
+        if before is not None:
+            ended, hand_id = before
+            query = query.where(
+                sa.or_(
+                    hp.c.ended_at_ms < ended,
+                    sa.and_(hp.c.ended_at_ms == ended, hp.c.hand_id < hand_id),
+                )
+            )
+        parts.append(query)
+    return sa.union_all(*parts).subquery("played")
+
+
 def player_histories(
     engine: Engine, player_id: str, table_id: str | None = None, limit: int = 20
 ) -> list[str]:
-    """The player's latest settled hands, newest first, as PHH text."""
+    """The player's latest settled hands (cash and tournament), newest first, as PHH text."""
     limit = max(1, min(int(limit), MAX_LIMIT))
+    played = _played(player_id, table_id)
     query = (
-        sa.select(cash_hand_histories.c.history)
-        .join(cash_hand_players, cash_hand_players.c.hand_id == cash_hand_histories.c.hand_id)
-        .where(cash_hand_players.c.player_id == player_id)
-        .order_by(cash_hand_players.c.ended_at_ms.desc(), cash_hand_players.c.hand_id.desc())
+        sa.select(played.c.history)
+        .order_by(played.c.ended_at_ms.desc(), played.c.hand_id.desc())
         .limit(limit)
     )
-    if table_id is not None:
-        query = query.where(cash_hand_players.c.table_id == table_id)
 
     def work(conn: Connection) -> list[str]:
         return [dumps(masked_for(row.history, player_id)) for row in conn.execute(query)]
@@ -141,30 +175,19 @@ def player_history_page(
     before: str | None = None,
     fmt: str = PHH,
 ) -> list[tuple[str, str]]:
-    """Up to `limit` + 1 of the player's settled hands older than the cursor `before`, newest
-    first, as (cursor, text) with others' hidden cards left out (C-15): PHH text, or
-    PokerStars text for `fmt` "pokerstars" (a hand whose record cannot be written so is left
-    out, its cursor kept). One row more than asked tells the caller whether older hands
-    remain."""
+    """Up to `limit` + 1 of the player's settled hands (cash and tournament) older than the
+    cursor `before`, newest first, as (cursor, text) with others' hidden cards left out
+    (C-15): PHH text, or PokerStars text for `fmt` "pokerstars" (a hand whose record cannot
+    be written so is left out, its cursor kept). One row more than asked tells the caller
+    whether older hands remain."""
     limit = max(1, min(int(limit), MAX_LIMIT))
-    hp = cash_hand_players
+    cursor = parse_history_cursor(before) if before is not None else None
+    played = _played(player_id, table_id, cursor)
     query = (
-        sa.select(hp.c.ended_at_ms, hp.c.hand_id, cash_hand_histories.c.history)
-        .join(cash_hand_histories, hp.c.hand_id == cash_hand_histories.c.hand_id)
-        .where(hp.c.player_id == player_id)
-        .order_by(hp.c.ended_at_ms.desc(), hp.c.hand_id.desc())
+        sa.select(played.c.ended_at_ms, played.c.hand_id, played.c.history)
+        .order_by(played.c.ended_at_ms.desc(), played.c.hand_id.desc())
         .limit(limit + 1)
     )
-    if table_id is not None:
-        query = query.where(hp.c.table_id == table_id)
-    if before is not None:
-        ended, hand_id = parse_history_cursor(before)
-        query = query.where(
-            sa.or_(
-                hp.c.ended_at_ms < ended,
-                sa.and_(hp.c.ended_at_ms == ended, hp.c.hand_id < hand_id),
-            )
-        )
 
     def work(conn: Connection) -> list[tuple[str, str]]:
         return [
@@ -202,22 +225,29 @@ def stored_hands(
     player_id: str | None = None,
     table_id: str | None = None,
     since_ms: int | None = None,
+    tournament_id: str | None = None,
 ) -> list[StoredHand]:
-    """Settled hands, oldest first: every hand, or those `player_id` played; at one table;
-    ended at or after `since_ms`."""
-    h = cash_hand_histories
-    query = sa.select(h.c.hand_id, h.c.table_id, h.c.ended_at_ms, h.c.history)
-    if player_id is not None:
-        hp = cash_hand_players
-        query = query.join(hp, hp.c.hand_id == h.c.hand_id).where(hp.c.player_id == player_id)
-    if table_id is not None:
-        query = query.where(h.c.table_id == table_id)
-    if since_ms is not None:
-        query = query.where(h.c.ended_at_ms >= since_ms)
-    query = query.order_by(h.c.ended_at_ms, h.c.hand_id)
+    """Settled hands of cash and tournament tables, oldest first: every hand, or those
+    `player_id` played; at one table; ended at or after `since_ms`; of one tournament."""
+    parts = []
+    for h, hp in KEPT:
+        query = sa.select(h.c.hand_id, h.c.table_id, h.c.ended_at_ms, h.c.history)
+        if tournament_id is not None:
+            if "tournament_id" not in h.c:
+                continue  # a cash table's hands belong to no tournament
+            query = query.where(h.c.tournament_id == tournament_id)
+        if player_id is not None:
+            query = query.join(hp, hp.c.hand_id == h.c.hand_id).where(hp.c.player_id == player_id)
+        if table_id is not None:
+            query = query.where(h.c.table_id == table_id)
+        if since_ms is not None:
+            query = query.where(h.c.ended_at_ms >= since_ms)
+        parts.append(query)
+    hands = sa.union_all(*parts).subquery("hands")
+    ordered = sa.select(hands).order_by(hands.c.ended_at_ms, hands.c.hand_id)
     return [
         StoredHand(row.hand_id, row.table_id, row.ended_at_ms, row.history)
-        for row in conn.execute(query)
+        for row in conn.execute(ordered)
     ]
 
 

@@ -57,7 +57,8 @@ def _written(hands: list[StoredHand], fmt: str, player: str | None) -> tuple[str
 
 @click.group(name="hands")
 def hands() -> None:
-    """Hand histories: export settled hands for trackers or audits (docs/HISTORIES.md)."""
+    """Hand histories: export settled cash and tournament hands for trackers or audits
+    (docs/HISTORIES.md)."""
 
 
 @hands.command("export")
@@ -76,7 +77,20 @@ def hands() -> None:
     help="Only this player's hands, as they may see them (C-15: their own hole cards and "
     "the ones shown down). Without it: every hand, every hole card dealt (an audit).",
 )
-@click.option("--table", "table_id", metavar="ID", default=None, help="Only this table's hands.")
+@click.option(
+    "--table",
+    "table_id",
+    metavar="ID",
+    default=None,
+    help="Only this table's hands (a tournament table as clients see it: TOURNAMENT.N).",
+)
+@click.option(
+    "--tournament",
+    "tournament_id",
+    metavar="ID",
+    default=None,
+    help="Only this tournament's hands.",
+)
 @click.option(
     "--since",
     metavar="ISO-DATE",
@@ -94,11 +108,13 @@ def export(
     fmt: str,
     player: str | None,
     table_id: str | None,
+    tournament_id: str | None,
     since: str | None,
     out: str | None,
     db_url: str | None,
 ) -> None:
-    """Export settled cash hands, oldest first, as PokerStars text or PHH.
+    """Export settled hands of cash and tournament tables, oldest first, as PokerStars text
+    (tournament hands in chips) or PHH.
 
     Exit 1 when a hand could not be written in the format (each named on stderr; the others are
     written).
@@ -111,7 +127,14 @@ def export(
     start = since_ms(since)
     with opened(db_url) as engine:
         rows = read(
-            engine, partial(stored_hands, player_id=player, table_id=table_id, since_ms=start)
+            engine,
+            partial(
+                stored_hands,
+                player_id=player,
+                table_id=table_id,
+                since_ms=start,
+                tournament_id=tournament_id,
+            ),
         )
     text, failed = _written(rows, fmt, player)
     if out is None:
