@@ -154,6 +154,23 @@ def fenced(engine: Engine, resource: str, owner: str, epoch: int) -> Engine:
     return engine.execution_options(**{FENCE: (resource, owner, epoch)})
 
 
+def limit_idle_transactions(engine: Engine, seconds: float) -> None:
+    """PostgreSQL ends any transaction of this engine's connections left idle `seconds`: a
+    node paused in the middle of one (SIGSTOP, a long GC) must not hold row locks, a shared
+    house account's say, that stall every other node's settlements. Set on each new
+    connection; the connections already pooled are replaced."""
+    ms = max(1, round(seconds * 1000))
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"SET SESSION idle_in_transaction_session_timeout = {ms}")
+        cursor.close()
+        dbapi_connection.commit()  # a session setting, kept when the pool rolls back
+
+    event.listen(engine, "connect", on_connect)
+    engine.dispose()
+
+
 # ---------------------------------------------------------------------- nodes
 
 _REGISTER = sa.text(

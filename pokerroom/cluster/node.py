@@ -40,6 +40,8 @@ from pokerroom.cluster.fence import LeaseFence
 from pokerroom.ledger.service import LedgerService
 
 log = structlog.get_logger("pokerroom.cluster")
+#: PostgreSQL ends a transaction of a node left idle this long (at least; or the margin).
+IDLE_TRANSACTION_SECONDS = 2.0
 
 
 class ResourceHost(Protocol):
@@ -135,6 +137,9 @@ class ClusterNode(Service):
     def startService(self) -> None:
         """Write the node's row, then run a round every `renew_seconds`."""
         Service.startService(self)
+        if self.ledger.engine.dialect.name == "postgresql":  # a paused node holds no lock long
+            idle = max(self.settings.margin_seconds, IDLE_TRANSACTION_SECONDS)
+            leases.limit_idle_transactions(self.ledger.engine, idle)
         d = self.ledger.run(leases.register, self.node, self.address)
         d.addCallbacks(self._registered, self._round_failed)
 

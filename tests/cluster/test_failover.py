@@ -1,0 +1,218 @@
+"""Real cluster nodes on PostgreSQL (docs/design/cluster.md, "Failure cases"): two `pokerroom
+serve --cluster --node` processes split the tables (`cluster status` shows it); bots play at
+each node's tables (RENEW 0.5 s, TTL 3 s, margin 1 s: tests/cluster/nodes.py).
+
+- SIGKILL a node mid-hand: the other takes its tables within TTL + renew (+ its recovery), the
+  interrupted hands are void with their stacks in escrow (C-12), the bots play on at the new
+  owner, and the ledger check passes with wallets + escrows + house equal to the deposits.
+- SIGSTOP a node past its leases, let the other take over and deal, SIGCONT it: PostgreSQL has
+  ended its transaction left open (idle_in_transaction_session_timeout: its row locks do not
+  stall the other node), it stops its tables on its own, whatever it writes is refused by the
+  epoch (lease_lost), it takes tables again only at new epochs; no hand doubled; money exact.
+- `cluster drain`: the drained node's tables move between hands, no hand void.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pokerroom.ledger import make_engine
+from tests.cluster.nodes import RENEW, TABLES, TTL, Cluster, wait_for
+from tests.postgres import fresh_pg_schema
+from tests.server.test_settle_kills import check_money, escrows, stacks
+from tests.serving import CLI, migrate
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, nats_url: str) -> Iterator[Cluster]:
+    """Nodes a and b on a fresh migrated schema, tables split 2 and 2, bots seated at each."""
+    with fresh_pg_schema("cluster_nodes") as url:
+        migrate(url)
+        engine = make_engine(url)
+        found = Cluster(tmp_path, url, nats_url, engine)
+        try:
+            found.start("a")
+            wait_for(lambda: found.owned() == {"a": TABLES}, 20, "a takes every table")
+            found.start("b")
+            # a owns more than ceil(4 / 2): it hands two idle tables over, b takes them
+            wait_for(lambda: found.owned() == {"a": 2, "b": 2}, 20, "the tables split 2 and 2")
+            found.seat_bots()
+            yield found
+        finally:
+            found.stop_all()
+            engine.dispose()
+
+
+def ledger_check(url: str) -> subprocess.CompletedProcess[str]:
+    """`pokerroom ledger check` on the database."""
+    return subprocess.run(
+        [*CLI, "ledger", "check", "--db", url], capture_output=True, text=True, timeout=120
+    )
+
+
+def settled_after(c: Cluster, tables: list[str], last: dict[str, int]) -> dict[str, int]:
+    """table -> hands settled there with a number above `last`."""
+    counts = dict.fromkeys(tables, 0)
+    for hand_id, r in c.hands(tables).items():
+        if r.status == "settled" and int(hand_id.rsplit("-", 1)[1]) > last.get(r.table_id, 0):
+            counts[r.table_id] += 1
+    return counts
+
+
+def dealt_after(c: Cluster, tables: list[str], last: dict[str, int]) -> int:
+    """Hands dealt at `tables` with a number above `last` (any status)."""
+    return sum(
+        1 for h, r in c.hands(tables).items() if int(h.rsplit("-", 1)[1]) > last.get(r.table_id, 0)
+    )
+
+
+def settled_down(c: Cluster, tables: list[str]) -> dict[str, Any]:
+    """The hand rows of `tables` once two reads 0.3 s apart agree (the dead node's last
+    transaction, if its COMMIT was on the wire, has been applied by PostgreSQL)."""
+    before = {h: r.status for h, r in c.hands(tables).items()}
+    while True:
+        time.sleep(0.3)
+        now = c.hands(tables)
+        if {h: r.status for h, r in now.items()} == before:
+            return now
+        before = {h: r.status for h, r in now.items()}
+
+
+def epochs(c: Cluster) -> dict[str, int]:
+    """resource -> its lease's epoch (`cluster status --json`)."""
+    return {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
+
+
+def test_status_shows_the_split(cluster: Cluster) -> None:
+    """`cluster status --json`: both nodes alive (heartbeat within the TTL), not draining, two
+    tables each, each lease unexpired with an epoch."""
+    found = cluster.status()
+    nodes = {n["name"]: n for n in found["nodes"]}
+    assert set(nodes) == {"a", "b"}
+    assert all(n["heartbeat_age_seconds"] < TTL and not n["draining"] for n in nodes.values())
+    assert nodes["a"]["address"].endswith(f":{cluster.ports['a']}")
+    owners = [lease["owner"] for lease in found["leases"]]
+    assert sorted(owners) == ["a", "a", "b", "b"]
+    assert all(0 < lease["expires_in_seconds"] <= TTL for lease in found["leases"])
+
+
+def test_sigkill_an_owner_mid_hand_the_other_node_deals_again(cluster: Cluster) -> None:
+    """C-12 across nodes: kill a mid-hand; b takes a's tables, voids the hands a left
+    `started` (escrows are their start stacks), deals again; bots play on; money exact."""
+    c = cluster
+    crowd = c.crowd
+    assert crowd is not None
+    a_tables = c.tables_of("a")
+    crowd.pump(2.0)
+    crowd.pump_until(
+        lambda: any(r.status == "started" for r in c.hands(a_tables).values()), limit=20
+    )
+    c.procs["a"].send_signal(signal.SIGKILL)
+    c.procs["a"].wait(timeout=20)
+    killed = time.monotonic()
+    at_kill = settled_down(c, a_tables)  # a COMMIT a sent just before it died may still land
+    assert "b" not in {c.owners().get(t) for t in a_tables}  # read before b took anything
+    interrupted = {h for h, r in at_kill.items() if r.status == "started"}
+    assert interrupted  # the kill cut a hand
+    held = escrows(c.engine)
+    for hand_id in interrupted:  # nothing of the hand moved: the escrows are its start
+        for player, chips in stacks(at_kill[hand_id].start_stacks).items():
+            assert held[f"{at_kill[hand_id].table_id}/{player}"] == chips
+    last = c.last_numbers()
+    crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=TTL + RENEW + 10)
+    taken = time.monotonic() - killed
+    assert taken <= TTL + RENEW + 2.0, taken
+    c.reconnect(a_tables, "b")
+    crowd.pump_until(lambda: dealt_after(c, a_tables, last) > 0, limit=30)
+    first_deal = time.monotonic() - killed  # kill -> the first hand dealt elsewhere
+    print(
+        f"failover: lease taken {taken:.2f} s, first hand dealt {first_deal:.2f} s after the kill"
+    )
+    crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
+    hands = c.hands(a_tables)
+    for hand_id in interrupted:
+        assert hands[hand_id].status == "void" and hands[hand_id].transfers == 0
+    before = c.last_numbers()
+    crowd.pump(2.0)  # every table plays on, at b
+    assert all(settled_after(c, [f"c{n}" for n in range(TABLES)], before).values())
+    c.stop_all()
+    check_money(c.engine, c.deposits)
+    assert ledger_check(c.url).returncode == 0
+    assert crowd.errors == []
+
+
+def test_a_paused_owner_comes_back_fenced(cluster: Cluster) -> None:
+    """SIGSTOP a past its leases; b takes them over (new epochs) and deals; SIGCONT a: a stops
+    those tables on its own (not renewed, lease lost or a write fenced), every write it tried
+    was refused with lease_lost, no hand doubled (one settlement each), money exact."""
+    c = cluster
+    crowd = c.crowd
+    assert crowd is not None
+    a_tables = c.tables_of("a")
+    crowd.pump(1.5)
+    c.procs["a"].send_signal(signal.SIGSTOP)
+    try:
+        crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=TTL + RENEW + 10)
+        last = c.last_numbers()
+        c.reconnect(a_tables, "b")
+        crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
+    finally:
+        c.procs["a"].send_signal(signal.SIGCONT)
+    crowd.pump(3.0)  # a runs again: whatever it does must be refused
+    lost = [  # the split at the start handed two tables over: not those
+        e for e in c.log("a") if e.get("event") == "resource_lost" and e["why"] != "handed_over"
+    ]
+    assert {e["resource"] for e in lost} == {f"table:{t}" for t in a_tables}
+    assert {e["why"] for e in lost} <= {"not_renewed", "lease_lost", "write_fenced"}
+    halted = [e for e in c.log("a") if e.get("event") == "table_halted"]
+    assert all("no longer a's" in e["error"] for e in halted)  # only lease_lost refusals
+    taken_by_b = {r: e for r, e in epochs(c).items() if c.owners().get(r.split(":")[1]) == "b"}
+    for resource, epoch in epochs(c).items():  # a may take tables again, each at a new epoch
+        if c.owners().get(resource.split(":")[1]) == "a":
+            assert epoch >= 3, (resource, epoch, taken_by_b)
+    c.stop_all()
+    check_money(c.engine, c.deposits)
+    assert ledger_check(c.url).returncode == 0
+    hands = c.hands([f"c{n}" for n in range(TABLES)])
+    assert all(r.transfers <= 1 for r in hands.values())
+    print(f"paused owner: {len(lost)} tables stopped ({[e['why'] for e in lost]}),"
+          f" {len(halted)} writes refused")  # fmt: skip
+
+
+def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) -> None:
+    """`cluster drain a`: a deals no new hand, hands each table over at the end of its hand;
+    b takes it (epoch + 1) and deals; no hand is void anywhere; money exact."""
+    c = cluster
+    crowd = c.crowd
+    assert crowd is not None
+    a_tables = c.tables_of("a")
+    crowd.pump(1.5)
+    epochs = {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
+    done = subprocess.run(
+        [*CLI, "cluster", "drain", "a", "--db", c.url], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=30)
+    last = c.last_numbers()
+    c.reconnect(a_tables, "b")
+    crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
+    after = {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
+    for table in a_tables:
+        assert after[f"table:{table}"] == epochs[f"table:{table}"] + 1
+    hands = c.hands([f"c{n}" for n in range(TABLES)])
+    assert [h for h, r in hands.items() if r.status == "void"] == []
+    assert {e["why"] for e in c.log("a") if e.get("event") == "resource_lost"} == {"handed_over"}
+    assert c.status()["nodes"][0]["draining"] is True
+    c.stop_all()
+    check_money(c.engine, c.deposits)
+    assert ledger_check(c.url).returncode == 0
+    assert crowd.errors == []
