@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.admin.audit import Actor, Change, console_audited
-from pokerroom.admin.store import account_balance
+from pokerroom.admin.store import account_balance, balance_change
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import HOUSE, AccountKind, TransferKind, external, house
@@ -70,13 +70,7 @@ def house_move_work(
         "currency": currency,
         "replayed": done.replayed,
     }
-    if done.replayed:
-        return Change(None, None, result, audit=False)
-    return Change(
-        {"balance": before, "currency": currency},
-        {"balance": after, "currency": currency, "amount": amount, "transfer_id": done.id},
-        result,
-    )
+    return balance_change(done, (before, after), amount, currency, result)
 
 
 def house_rows(engine: Engine, currencies: set[str]) -> list[dict[str, Any]]:

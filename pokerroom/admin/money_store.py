@@ -18,7 +18,7 @@ from pokerroom.admin.audit import Change
 from pokerroom.admin.roles import Role
 from pokerroom.admin.schema import approvals, audit
 from pokerroom.admin.schema import staff as staff_table
-from pokerroom.admin.store import require_player, wallet_balance
+from pokerroom.admin.store import balance_change, require_player, wallet_balance
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import read
 from pokerroom.ledger.errors import IdempotencyConflict
@@ -142,14 +142,7 @@ def correct_work(
         "currency": currency,
         "replayed": done.replayed,
     }
-    if done.replayed:
-        return Change(None, None, result, audit=False)
-    return Change(
-        {"balance": before, "currency": currency},
-        {"balance": after, "currency": currency, "amount": amount, "transfer_id": done.id},
-        result,
-        action=CORRECT_ACTION,
-    )
+    return balance_change(done, (before, after), amount, currency, result, action=CORRECT_ACTION)
 
 
 def request_work(
@@ -240,24 +233,16 @@ def approve_work(
             codes.APPROVAL_NOT_PENDING, f"approval {approval_id} was just carried out"
         )
     after_balance = wallet_balance(conn, row.target, row.currency)
-    return Change(
-        {"balance": before, "currency": row.currency, "approval_id": approval_id},
-        {
-            "balance": after_balance,
-            "currency": row.currency,
-            "amount": int(row.amount),
-            "transfer_id": done.id,
-            "approval_id": approval_id,
-            "requested_by": row.requested_by,
-        },
-        {
-            "status": DONE,
-            "transfer_id": done.id,
-            "balance": after_balance,
-            "currency": row.currency,
-            "player": row.target,
-        },
-    )
+    result = {
+        "status": DONE,
+        "transfer_id": done.id,
+        "balance": after_balance,
+        "currency": row.currency,
+        "player": row.target,
+    }
+    balances = (before, after_balance)
+    asked = (approval_id, row.requested_by)
+    return balance_change(done, balances, int(row.amount), row.currency, result, approval=asked)
 
 
 def approval_target(engine: Engine, approval_id: int) -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ from pokerroom.cash.schema import cash_blocks, cash_declines, cash_rathole
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind
 from pokerroom.ledger.schema import accounts
+from pokerroom.ledger.transfers import Transfer
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.server.schema import chat_mutes, players
 
@@ -54,6 +55,35 @@ def account_balance(conn: Connection, kind: AccountKind, owner: str, currency: s
 def wallet_balance(conn: Connection, player: str, currency: str) -> int:
     """The wallet's balance in cents (0 if it was never opened)."""
     return account_balance(conn, AccountKind.WALLET, player, currency)
+
+
+def balance_change(
+    done: Transfer,
+    balances: tuple[int, int],
+    amount: int,
+    currency: str,
+    result: dict[str, Any],
+    *,
+    action: str | None = None,
+    approval: tuple[int, str] | None = None,
+) -> Change:
+    """The audit row of one money movement (a wallet correction, a house funding): the
+    account's balance before and after (`balances`) in `currency`, and after it the amount and
+    the transfer; a correction carried out by an `approval` (its id, who asked) names it. A
+    replayed transfer (the same key again) changed nothing: no audit row, the same result."""
+    if done.replayed:
+        return Change(None, None, result, audit=False)
+    before, after = balances
+    noted: dict[str, Any] = {} if approval is None else {"approval_id": approval[0]}
+    moved = {"amount": amount, "transfer_id": done.id, **noted}
+    if approval is not None:
+        moved["requested_by"] = approval[1]
+    return Change(
+        {"balance": before, "currency": currency, **noted},
+        {"balance": after, "currency": currency, **moved},
+        result,
+        action=action,
+    )
 
 
 # ---------------------------------------------------------------------- tables
