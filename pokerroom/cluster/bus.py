@@ -93,10 +93,10 @@ class Bus:
         """Whether the connection to NATS is up now."""
         return self.nc is not None and self.nc.is_connected
 
-    def _client(self) -> Client:
+    def _client(self, reconnecting_ok: bool = False) -> Client:
         if self.nc is None or self.nc.is_closed:
             raise unavailable("not connected")
-        if not self.nc.is_connected:
+        if not self.nc.is_connected and not reconnecting_ok:
             raise unavailable("reconnecting to NATS")
         return self.nc
 
@@ -167,7 +167,8 @@ class Bus:
 
     def subscribe(self, subject: str, handler: Handler) -> Deferred[Subscription]:
         """Call `handler(payload, reply)` on the reactor thread for each message on `subject`
-        (wildcards allowed); an exception in it is logged, never raised into the client."""
+        (wildcards allowed); an exception in it is logged, never raised into the client. While
+        the client reconnects the subscription is kept and sent once it is back."""
 
         async def cb(msg: Msg) -> None:
             try:
@@ -176,7 +177,7 @@ class Bus:
                 self.log.exception("handler_failed", subject=msg.subject, error=repr(exc))
 
         try:
-            nc = self._client()
+            nc = self._client(reconnecting_ok=True)
         except ProtocolError as exc:
             return _failed(exc)
         return self._run(nc.subscribe(subject, cb=cb))

@@ -15,6 +15,8 @@ from typing import Any
 import structlog
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall
+from twisted.python.failure import Failure
 
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus
@@ -22,11 +24,13 @@ from pokerroom.cluster.owner import TableServer
 from pokerroom.cluster.remote_room import RemoteRoom
 from pokerroom.cluster.sessions import ClusterSessions
 from pokerroom.cluster.subjects import Subjects
-from pokerroom.cluster.tokens import ClusterTokens, Runner
+from pokerroom.cluster.tokens import ClusterTokens, Runner, purge
 from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.cluster")
 TABLE = "table:"
+#: How often expired resume tokens are deleted from `cluster_tokens`.
+TOKEN_PURGE_SECONDS = 300.0
 
 
 class HubRelay:
@@ -76,6 +80,9 @@ class ClusterRouting:
         self.remote = RemoteRoom(bus, self.subjects, node, lobby, tables)
         self.sessions = ClusterSessions(bus, self.subjects, node, lobby.hub)
         self.tokens = None if tokens is None else ClusterTokens(tokens, node)
+        self.started = False
+        self._purge = LoopingCall(self._purge_tokens)
+        self._purge.clock = clock
 
     def start(self) -> Deferred[Any]:
         """Connect, listen, and take the place of the hub's and lobby's cluster hooks."""
@@ -84,15 +91,17 @@ class ClusterRouting:
         if self.tokens is not None:
             hub.token_store = self.tokens
         self.lobby.remote = self.remote
-        owned = self.owned()
         for table_id in self.remote.configs:
-            if TABLE + table_id not in owned:
+            if TABLE + table_id not in self.owned():
                 self.remote.add(table_id)
 
         def listen(_: object) -> Deferred[Any]:
-            for resource in sorted(owned):
+            self.started = True
+            for resource in sorted(self.owned()):  # taken before the bus was up
                 self.took(resource)
             self.server.start()
+            if self.tokens is not None:
+                self._purge.start(TOKEN_PURGE_SECONDS, now=False)
             return gatherResults(
                 [self.remote.start(), self.sessions.start()], consumeErrors=True
             ).addCallback(lambda _: self.bus.flush())
@@ -104,7 +113,7 @@ class ClusterRouting:
         if resource.startswith(TABLE):
             table_id = resource[len(TABLE) :]
             self.remote.drop(table_id)
-            if table_id not in self.server.served:
+            if self.started and table_id not in self.server.served:
                 self.server.serve(table_id)
 
     def lost(self, resource: str) -> None:
@@ -114,7 +123,18 @@ class ClusterRouting:
             self.server.unserve(table_id)
             self.remote.add(table_id)
 
+    def _purge_tokens(self) -> None:
+        if self.tokens is None:
+            return
+
+        def failed(failure: Failure) -> None:
+            log.warning("token_purge_failed", error=str(failure.value))
+
+        self.tokens.runner.write_log(purge).addErrback(failed)
+
     def stop(self) -> Deferred[None]:
         """Stop serving and close the bus."""
+        if self._purge.running:
+            self._purge.stop()
         self.server.stop()
         return self.bus.close()

@@ -60,6 +60,7 @@ from pokerroom.server.throttle import LoginThrottle
 
 if TYPE_CHECKING:
     from pokerroom.cluster.node import ClusterNode
+    from pokerroom.cluster.routing import ClusterRouting
     from pokerroom.cluster.tables import ClusterTables
     from tournaments.desk.desk import TournamentDesk
     from tournaments.ops.schedule import Schedule, ScheduleEntry, TournamentScheduler
@@ -122,6 +123,7 @@ class RoomService(MultiService):
         self.cluster: ClusterNode | None = None
         self.cluster_tables: ClusterTables | None = None
         self.nats_url = nats_url
+        self.routing: ClusterRouting | None = None
         if node is not None:
             schedule = ()  # tournaments are not run by a cluster node yet (docs/design/cluster.md)
         self.tournaments: TournamentScheduler | None = None
@@ -237,6 +239,29 @@ class RoomService(MultiService):
         self.cluster = ClusterNode(
             node, self.ledger, self.cluster_tables, self.settings.cluster, clock=self.reactor
         )
+        if self.nats_url is not None:
+            self._cluster_routing(node, self.nats_url)
+
+    def _cluster_routing(self, node: str, nats_url: str) -> None:
+        """Cluster mode: routing over NATS (tables of other nodes, sessions, shared tokens)."""
+        from pokerroom.cluster.bus import Bus
+        from pokerroom.cluster.routing import ClusterRouting
+
+        assert self.cluster is not None
+        loop = getattr(self.reactor, "_asyncioEventloop", None)  # the asyncio reactor's loop
+        self.routing = ClusterRouting(
+            Bus(nats_url, name=node, loop=loop),
+            node,
+            self.settings.cluster.name,
+            self.lobby,
+            {config.table_id: config for config in self.settings.tables},
+            self.reactor,
+            owned=self.cluster.owned,
+            epoch=self.cluster.epoch,
+            tokens=self.ledger,
+        )
+        self.cluster.on_take.append(self.routing.took)
+        self.cluster.on_lose.append(self.routing.lost)
 
     def _remove_table(self, table_id: str) -> None:
         """A cluster node stopped acting on a table: out of this node's lobby."""
@@ -309,6 +334,8 @@ class RoomService(MultiService):
         self.casino_bankrolls = yield self.ledger.read(
             house_balance_of, AccountKind.CASINO_BANKROLL, casino_currencies
         )
+        if self.routing is not None:  # cluster mode: NATS up before any player connects
+            yield self.routing.start()
         if self.admin is not None and listeners.admin is not None:
             self.admin.open(listeners.admin)  # staff first: the room is theirs to run
         listeners.players.open(self.factory)
@@ -337,6 +364,8 @@ class RoomService(MultiService):
             waits.append(self.admin.stop())
         if self.cluster is not None:  # its tables stop, its leases are released
             waits.append(self.cluster.stop())
+        if self.routing is not None:
+            waits.append(self.routing.stop())
         self.hub.close_all(errors.SERVER_SHUTDOWN, "the server is stopping")
         gc.unfreeze()  # collectable again, e.g. by a test process that goes on running
         for actor in self.lobby.tables.values():

@@ -152,11 +152,15 @@ def test_nats_restart_fails_requests_clearly_then_reconnects_with_subscriptions(
             with pytest.raises(ProtocolError) as caught:
                 run(loop, attempt)
             assert caught.value.code == CLUSTER_UNAVAILABLE
+        late: list[bytes] = []
+        run(loop, b.subscribe("t.late", lambda data, reply: late.append(data)))  # kept for later
         server.start()
         until(loop, lambda: a.reconnects == 1 and b.reconnects == 1, seconds=10.0)
         assert a.connected and b.connected
         run(loop, b.flush())  # the subscription was sent again on reconnect
         assert run(loop, a.request("t.echo", b"after")) == b"after"
+        run(loop, a.publish("t.late", b"news"))
+        until(loop, lambda: late == [b"news"])
         run(loop, a.close())
         run(loop, b.close())
     finally:
