@@ -4,8 +4,11 @@ player with the exact one (`pokerroom casino simulate`).
 Every round puts one stake of 100 minor units on each spot listed for the game (`SPOTS`), so each
 spot's measured return is what that bet returned over what it staked. Baccarat and dragon tiger
 deal from real shoes with their cut card and burns (a new shoe after the cut-card round, B-18);
-Big/Small are bet only in the first rounds of a shoe (B-14). Blackjack plays every box like the
-dealer (hit to 17; no double, split, surrender or insurance): its return has no exact figure here.
+Big/Small are bet only in the first rounds of a shoe (B-14). Blackjack plays one box from the
+table's real shoe with the best play of `blackjack_exact` (the infinite-deck strategy: stand,
+hit, double, split, surrender; insurance and even money only when they gain) and reports it as
+one spot `box` per unit of the original bet, doubles and splits included in what it won, beside
+the exact infinite-deck return of the same rules (a finite shoe plays slightly differently).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pokerroom.casino.core import (
     baccarat,
     baccarat_bets,
     blackjack,
+    blackjack_exact,
+    blackjack_hand,
     dragon_tiger,
     exact,
     progressive,
@@ -142,8 +147,7 @@ def run(game: str, rounds: int, rng: RandomSource, folder: Path | None = None) -
         _independent(rounds, tally, SICBO_SPOTS, lambda b: sicbo.settle(b, sicbo.draw(rng), dice))
         exact_returns = exact.sicbo_returns(dice)
     elif game == "blackjack":
-        _blackjack(rounds, rng, tally, folder)
-        exact_returns = {}
+        exact_returns = _blackjack(rounds, rng, tally, folder)
     else:
         raise ValueError(f"unknown game {game!r}")
     reports = tuple(
@@ -182,24 +186,42 @@ def _progressive(
     return exact.baccarat_returns(rules.baccarat)
 
 
-def _blackjack(rounds: int, rng: RandomSource, tally: _Tally, folder: Path | None) -> None:
+def _blackjack(
+    rounds: int, rng: RandomSource, tally: _Tally, folder: Path | None
+) -> dict[str, Fraction]:
     rules = blackjack.rules_from(settings.game_table("blackjack", folder))
+    exact_rules = blackjack_exact.rules_of(rules)
+    insure = blackjack_exact.takes_insurance(exact_rules)
+    even = blackjack_exact.takes_even_money(exact_rules)
     shoes = _ShoeSource(rng, rules.decks, rules.cut_from_end, rules.burn)
     bets = [Bet("sim", "box:1", STAKE)]
+    value = blackjack_hand.VALUE
     for _ in range(rounds):
         game = blackjack.BlackjackRound(rules, bets, shoes.next_round()[0])
+        up = value[game.up_card]
         while game.phase != blackjack.OVER:
             if game.phase == blackjack.INSURANCE:
-                game.timeout()  # insurance declined (BJ-16)
+                if even and game.can_take_even_money(1):
+                    game.take_even_money(1)
+                elif insure and game.can_insure(1):
+                    game.insure(1)
+                else:
+                    game.decline_insurance(1)
                 continue
             turn = game.turn
             assert turn is not None
-            hand = game.boxes[0].hands[turn[1]]
-            if hand.total <= 16:
-                game.hit(turn[0])
-            else:
-                game.stand(turn[0])
-        result = game.settle()
-        for line in result.lines:  # one row for the box, whatever its lines are called
-            tally.staked["box"] = tally.staked.get("box", 0) + line.stake
-            tally.returned["box"] = tally.returned.get("box", 0) + line.returned
+            box = game.boxes[0]
+            hand = box.hands[turn[1]]
+            card = value[hand.cards[0]]
+            if game.can_split(1) and blackjack_exact.should_split(exact_rules, up, card):
+                game.split(1)
+                continue
+            kind = blackjack_exact.ORIGINAL if len(box.hands) == 1 else 1 + turn[1]
+            hard = sum(value[c] for c in hand.cards)
+            ace = any(value[c] == 1 for c in hand.cards)
+            action = blackjack_exact.best_action(exact_rules, up, hard, ace, len(hand.cards), kind)
+            getattr(game, action)(1)
+        net = game.settle().player("sim").net
+        tally.staked["box"] = tally.staked.get("box", 0) + STAKE
+        tally.returned["box"] = tally.returned.get("box", 0) + STAKE + net
+    return {"box": blackjack_exact.exact_return(exact_rules).rtp}
