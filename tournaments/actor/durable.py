@@ -10,9 +10,10 @@ transfer in the SAME transaction (`transfer_on`), committed before anyone hears 
   on the `waiting` pseudo-table until seated, a rebuy or add-on goes onto the stored stack;
 - an unregistration: the refund transfer, and the entry `unregistered`;
 - the start: `running`, and every table's seats as drawn (hand 0);
-- a hand: its table's seats and stacks after it, with everything it caused: knockouts (busted,
-  place), prizes with their transfers, the late-registration close at the money (guarantee
-  dropped), the pool fixed (overlay transfer, prize table), moves between tables, the end;
+- a hand: its table's seats and stacks after it and its history record (docs/HISTORIES.md),
+  with everything it caused: knockouts (busted, place), prizes with their transfers, the
+  late-registration close at the money (guarantee dropped), the pool fixed (overlay transfer,
+  prize table), moves between tables, the end;
 - each commit: the level clock (level, ms left) and when the state was saved (`saved_at_ms`);
 - a cancellation: `cancelled` with its reason; the refund job pays it.
 

@@ -21,6 +21,8 @@ Tables (declared here, listed in `pokerroom.schema.all_metadata()`, created by m
 - `tournament_prize_changes` (0007): every T-15 change of a prize table, by whom and why.
   Migration 0007 also adds each entry's bounties won (`bounty_won`) and the tournament's bounty
   state (`bounty_burst`, `bounty_serial`, T-14) and the money T-15 added (`prize_added`).
+- `tournament_hand_histories`, `tournament_hand_players` (0014): each completed hand's record
+  and who was dealt in (`hand_histories`, not re-exported: docs/HISTORIES.md).
 
 Every function takes a SQLAlchemy `Connection`: the caller owns the transaction, so a table's
 seats are written in the same transaction as the hand that produced them (docs/ARCHITECTURE.md
