@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from pokerroom.casino.core import (
     baccarat,
@@ -69,15 +69,41 @@ class RoundGame(Protocol):
         """A void round (K-8): a card game drops its shoe; the next round takes a new one."""
 
 
-@dataclass
-class _ShoeGame:
-    """A card game dealt from a shoe kept between rounds (K-21)."""
+class _ShoeRules(Protocol):
+    """What a shoe game's rules give its table: the shoe (K-21) and the spots."""
 
+    @property
+    def decks(self) -> int: ...
+    @property
+    def cut_from_end(self) -> int: ...
+    @property
+    def burn(self) -> int | str: ...
+    @property
+    def spots(self) -> frozenset[str]: ...
+
+
+R = TypeVar("R", bound=_ShoeRules)
+
+
+@dataclass
+class _ShoeGame(Generic[R]):
+    """A card game dealt from a shoe kept between rounds (K-21): its rules, random source and
+    betting window; the game adds its check, draw and settle."""
+
+    rules: R
     rng: RandomSource
-    decks: int
-    cut_from_end: int
-    burn: int | str
+    window: float
     shoe: Shoe | None = field(default=None, init=False)
+
+    @property
+    def spots(self) -> frozenset[str] | None:
+        """The spots the rules offer (B-16, DT-4 … DT-6, the boxes of BJ-5)."""
+        return self.rules.spots
+
+    @property
+    def window_s(self) -> float:
+        """K-2."""
+        return self.window
 
     def open_round(self) -> int:
         """The next round of the shoe; a new shoe after the cut-card round (B-18)."""
@@ -87,7 +113,8 @@ class _ShoeGame:
             except CasinoError as exc:
                 if exc.code != SHOE_FINISHED:
                     raise
-        self.shoe = Shoe.shuffled(self.rng, self.decks, self.cut_from_end, self.burn)
+        rules = self.rules
+        self.shoe = Shoe.shuffled(self.rng, rules.decks, rules.cut_from_end, rules.burn)
         return self.shoe.start_round()
 
     def void(self) -> None:
@@ -99,25 +126,11 @@ class _ShoeGame:
         return self.shoe
 
 
-class BaccaratGame(_ShoeGame):
+@dataclass
+class BaccaratGame(_ShoeGame[baccarat_bets.BaccaratRules]):
     """Baccarat, commission or Super 6 (B-)."""
 
     name = "baccarat"
-
-    def __init__(self, rules: baccarat_bets.BaccaratRules, rng: RandomSource, window_s: float):
-        super().__init__(rng, rules.decks, rules.cut_from_end, rules.burn)
-        self.rules = rules
-        self._window = window_s
-
-    @property
-    def spots(self) -> frozenset[str] | None:
-        """The variant's spots (B-16)."""
-        return self.rules.spots
-
-    @property
-    def window_s(self) -> float:
-        """K-2."""
-        return self._window
 
     def check(self, bet: Bet, round_in_shoe: int) -> None:
         """B-14's Big/Small close, B-16, K-5."""
@@ -134,25 +147,11 @@ class BaccaratGame(_ShoeGame):
         return Settled(baccarat_bets.settle(bets, outcome, self.rules, max_win))
 
 
-class DragonTigerGame(_ShoeGame):
+@dataclass
+class DragonTigerGame(_ShoeGame[dragon_tiger.DragonTigerRules]):
     """Dragon tiger (DT-)."""
 
     name = "dragon_tiger"
-
-    def __init__(self, rules: dragon_tiger.DragonTigerRules, rng: RandomSource, window_s: float):
-        super().__init__(rng, rules.decks, rules.cut_from_end, rules.burn)
-        self.rules = rules
-        self._window = window_s
-
-    @property
-    def spots(self) -> frozenset[str] | None:
-        """DT-4 … DT-6."""
-        return self.rules.spots
-
-    @property
-    def window_s(self) -> float:
-        """K-2."""
-        return self._window
 
     def check(self, bet: Bet, round_in_shoe: int) -> None:
         """K-5."""
@@ -282,35 +281,14 @@ class ProgressiveGame(_RngGame):
         )
 
 
-class BlackjackGame(_ShoeGame):
+@dataclass
+class BlackjackGame(_ShoeGame[blackjack.BlackjackRules]):
     """Blackjack (BJ-): the shoe and the rules; the round itself is `BlackjackRound`, driven by
     `pokerroom.casino.blackjack_table.BlackjackTable` through its decisions."""
 
     name = "blackjack"
-
-    def __init__(
-        self,
-        rules: blackjack.BlackjackRules,
-        rng: RandomSource,
-        window_s: float,
-        insurance_s: float = 10.0,
-        decision_s: float = 8.0,
-    ) -> None:
-        super().__init__(rng, rules.decks, rules.cut_from_end, rules.burn)
-        self.rules = rules
-        self._window = window_s
-        self.insurance_s = insurance_s  # BJ-16
-        self.decision_s = decision_s  # BJ-16
-
-    @property
-    def spots(self) -> frozenset[str] | None:
-        """The boxes `box:1` … `box:N` (BJ-5)."""
-        return frozenset(f"box:{n}" for n in range(1, self.rules.max_boxes + 1))
-
-    @property
-    def window_s(self) -> float:
-        """K-2."""
-        return self._window
+    insurance_s: float = 10.0  # BJ-16
+    decision_s: float = 8.0  # BJ-16
 
     def check(self, bet: Bet, round_in_shoe: int) -> None:
         """A box of the table, within the limits (K-5)."""

@@ -36,6 +36,11 @@ class BlackjackRules:
     )
     limits: Limits = NO_LIMITS
 
+    @property
+    def spots(self) -> frozenset[str]:
+        """The boxes `box:1` … `box:N` (BJ-5)."""
+        return frozenset(f"box:{n}" for n in range(1, self.max_boxes + 1))
+
 
 def rules_from(data: Mapping[str, object]) -> BlackjackRules:
     """Read a `[blackjack]` settings table (config/casino/blackjack.toml)."""
