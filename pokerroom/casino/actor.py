@@ -408,23 +408,8 @@ class CasinoTable:
         self.listener.tell(
             self.audience, ev.RoundResult(self.table_id, current.round_id, record, totals)
         )
-        for total in done.players:
-            lines = tuple(
-                ev.SettledLine(line.spot, line.stake, line.result, line.returned)
-                for line in done.lines
-                if line.player == total.player
-            )
-            own = ev.OwnSettlement(
-                self.table_id,
-                current.round_id,
-                lines,
-                total.staked,
-                total.paid,
-                total.capped,
-                total.jackpot,
-                total.player in held,
-            )
-            self.listener.tell([total.player], own)
+        for player, own in ev.own_settlements(self.table_id, current.round_id, done, held):
+            self.listener.tell([player], own)
         self.round = None
         if self.phase != tc.SETTLING:
             return

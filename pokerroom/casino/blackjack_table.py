@@ -290,17 +290,10 @@ class BlackjackTable(CasinoTable):
             done = result.settlement
             if done is None:
                 return result
-            for total in done.players:
-                lines = tuple(
-                    ev.SettledLine(line.spot, line.stake, line.result, line.returned)
-                    for line in done.lines
-                    if line.player == total.player
-                )
-                own = ev.OwnSettlement(
-                    self.table_id, current.round_id, lines, total.staked, total.paid,
-                    total.capped, 0, total.player in result.held,
-                )  # fmt: skip
-                self.listener.tell([total.player], own)
+            for player, own in ev.own_settlements(
+                self.table_id, current.round_id, done, result.held
+            ):
+                self.listener.tell([player], own)
             return result
 
         return voided.addCallback(tell_own)

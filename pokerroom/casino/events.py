@@ -6,8 +6,11 @@ only each player's totals in `RoundResult`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
+
+from pokerroom.casino.core.results import Settlement
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,3 +134,29 @@ CasinoEvent = (
     | BlackjackMove
     | DecisionDue
 )
+
+
+def own_settlements(
+    table_id: str, round_id: str, done: Settlement, held: Collection[str]
+) -> list[tuple[str, OwnSettlement]]:
+    """Each player with their own settlement of a round (their lines and totals; `held`: K-13)."""
+    return [
+        (
+            total.player,
+            OwnSettlement(
+                table_id,
+                round_id,
+                tuple(
+                    SettledLine(line.spot, line.stake, line.result, line.returned)
+                    for line in done.lines
+                    if line.player == total.player
+                ),
+                total.staked,
+                total.paid,
+                total.capped,
+                total.jackpot,
+                total.player in held,
+            ),
+        )
+        for total in done.players
+    ]
