@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import structlog
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.interfaces import IReactorTime
@@ -181,49 +182,20 @@ def history_answer(rounds: tuple[HistoryRound, ...]) -> cm.CasinoHistoryAnswer:
     )
 
 
+#: Each table event and the message that carries it: the same fields by name, nested objects
+#: (totals, lines) too (tests/server/test_casino_protocol.py checks both declarations agree).
+MESSAGES: dict[type, type[ServerMessage]] = {
+    ev.BettingOpened: cm.CasinoBettingOpen,
+    ev.BettingClosed: cm.CasinoBettingClosed,
+    ev.RoundResult: cm.CasinoResult,
+    ev.OwnSettlement: cm.CasinoSettlement,
+    ev.RoundVoided: cm.CasinoRoundVoid,
+    ev.TableState: cm.CasinoTableState,
+    ev.BlackjackMove: cm.CasinoBlackjackMove,
+    ev.DecisionDue: cm.CasinoDecisionDue,
+}
+
+
 def as_message(event: ev.CasinoEvent) -> ServerMessage:
     """A table event as the message the client receives."""
-    if isinstance(event, ev.BettingOpened):
-        return cm.CasinoBettingOpen(
-            event.table_id, event.round_id, event.closes_ms, event.round_in_shoe
-        )
-    if isinstance(event, ev.BettingClosed):
-        return cm.CasinoBettingClosed(event.table_id, event.round_id)
-    if isinstance(event, ev.RoundResult):
-        totals = [cm.CasinoTotal(t.player, t.staked, t.paid) for t in event.totals]
-        return cm.CasinoResult(event.table_id, event.round_id, event.outcome, totals)
-    if isinstance(event, ev.OwnSettlement):
-        lines = [cm.CasinoLine(x.spot, x.stake, x.result, x.returned) for x in event.lines]
-        return cm.CasinoSettlement(
-            event.table_id,
-            event.round_id,
-            lines,
-            event.staked,
-            event.paid,
-            event.capped,
-            event.jackpot,
-            event.held,
-        )
-    if isinstance(event, ev.RoundVoided):
-        return cm.CasinoRoundVoid(event.table_id, event.round_id, event.reason, event.partial)
-    if isinstance(event, ev.TableState):
-        return cm.CasinoTableState(event.table_id, event.open, event.reason)
-    if isinstance(event, ev.BlackjackMove):
-        return cm.CasinoBlackjackMove(
-            event.table_id,
-            event.round_id,
-            event.kind,
-            event.box,
-            event.hand,
-            list(event.cards),
-            event.stake,
-        )
-    return cm.CasinoDecisionDue(
-        event.table_id,
-        event.round_id,
-        event.box,
-        event.hand,
-        event.player,
-        list(event.actions),
-        event.deadline_ms,
-    )
+    return msgspec.convert(event, MESSAGES[type(event)], from_attributes=True)

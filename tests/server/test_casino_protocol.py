@@ -122,6 +122,29 @@ def test_every_casino_refusal_code_is_documented() -> None:
     assert sorted(code for code in wanted if f"`{code}`" not in doc) == []
 
 
+def test_every_table_event_has_the_message_of_its_fields() -> None:
+    """casino_desk.MESSAGES: every event a casino table tells has its message, with the same
+    fields in the same order (so the conversion by name drops and invents nothing); nested
+    totals and lines convert to their wire objects and the frame validates."""
+    import dataclasses
+    import typing
+
+    from pokerroom.casino import events as ev
+    from pokerroom.protocol.events import as_dict
+    from pokerroom.server.casino_desk import MESSAGES, as_message
+
+    assert set(MESSAGES) == set(typing.get_args(ev.CasinoEvent))
+    for event, wire in MESSAGES.items():
+        assert [f.name for f in dataclasses.fields(event)] == list(wire.__struct_fields__)
+    line = ev.SettledLine("box:1", 100, "win", 250)
+    own = ev.OwnSettlement("t", "r", (line,), 100, 250, 0, 0, True)
+    frame = as_dict(as_message(own))
+    validate(frame)
+    assert frame["lines"] == [{"spot": "box:1", "stake": 100, "result": "win", "returned": 250}]
+    voided = as_dict(as_message(ev.RoundVoided("t", "r", "fault", True)))
+    assert voided["type"] == "casino_round_void" and voided["partial"] is True
+
+
 def test_a_dropped_player_leaves_and_the_bet_still_settles(room: Room, engine: Engine) -> None:
     """K-9: a disconnection neither voids the round nor changes its result; the player leaves
     the table, so a table nobody sits at any more rests (no new round)."""
