@@ -5,7 +5,8 @@ was not opened again to void it at start) keeps its stakes in its `casino_in_pla
 (L-6). When `pending_bet_days` (config/casino/casino.toml, default 90) have passed since the
 interruption — the end of the round's betting window, `casino_rounds.due_ms`, when the round
 should have been drawn — this job voids it: every stake back to the wallet that paid it, in one
-transfer keyed by the round id (`pokerroom.casino.store.void_round`). A round settled or voided
+transfer keyed by the round id (`pokerroom.casino.store.void_round`; a blackjack round recorded
+in `partial` mode is cancelled by BJ-19 there instead). A round settled or voided
 meanwhile (by its table, staff or an earlier run) moves nothing: the key and the round's status
 make every round end once, whoever runs the job how many times.
 
