@@ -120,7 +120,19 @@ class Bus:
         async def closed() -> None:
             self.log.info("nats_closed")
 
-        self.nc = await nats.connect(
+        try:
+            self.nc = await self._first_connect(disconnected, reconnected, error, closed)
+        except (nats.errors.Error, OSError, TimeoutError) as exc:
+            tries = self.connect_attempts + 1
+            raise ConnectionError(
+                f"cannot reach NATS at {', '.join(self.servers)} ({tries} tries): {exc}"
+            ) from None
+        self.nc.options["max_reconnect_attempts"] = -1  # once connected: reconnect for ever
+        self.log.info("nats_connected", servers=self.servers)
+
+    async def _first_connect(self, *callbacks: Callable[..., Awaitable[None]]) -> Client:
+        disconnected, reconnected, error, closed = callbacks
+        return await nats.connect(
             servers=self.servers,
             name=self.name,
             allow_reconnect=True,
@@ -132,8 +144,6 @@ class Bus:
             error_cb=error,
             closed_cb=closed,
         )
-        self.nc.options["max_reconnect_attempts"] = -1  # once connected: reconnect for ever
-        self.log.info("nats_connected", servers=self.servers)
 
     def close(self) -> Deferred[None]:
         """Drain nothing, close the connection (the node is stopping)."""
