@@ -137,6 +137,7 @@ class ClusterNode(Service):
     def startService(self) -> None:
         """Write the node's row, then run a round every `renew_seconds`."""
         Service.startService(self)
+        leases.install_fence(self.ledger.engine)  # here, once, not first in a worker thread
         if self.ledger.engine.dialect.name == "postgresql":  # a paused node holds no lock long
             idle = max(self.settings.margin_seconds, IDLE_TRANSACTION_SECONDS)
             leases.limit_idle_transactions(self.ledger.engine, idle)
