@@ -13,9 +13,12 @@
 from __future__ import annotations
 
 import random
+import selectors
 import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,3 +188,39 @@ def test_when_the_owner_dies_the_players_on_a_play_on_at_its_tables_without_reco
     assert all(bot.sock is not None for bot in crowd.bots.values())
     del c.procs["b"]
     check_money_later(c, crowd)
+
+
+def hello(crowd: CashCrowd, player: str, kind: str, **fields: Any) -> tuple[Bot, dict[str, Any]]:
+    """A new connection for `player`: hello, then `kind` (login, resume); the bot and the
+    answer."""
+    bot = Bot(player)
+    crowd.bots[player] = bot
+    sock = socket.create_connection(("127.0.0.1", crowd.port), timeout=30)
+    sock.setblocking(False)
+    bot.sock = sock
+    crowd.selector.register(sock, selectors.EVENT_READ, bot)
+    crowd.ok(bot, "hello", version=1, client="desktop")
+    return bot, crowd.call(bot, kind, **fields)
+
+
+def test_a_token_of_node_a_resumes_on_node_b_with_the_tables_back(cluster: Cluster) -> None:
+    c = cluster
+    far = c.tables_of("b")
+    crowd = seat_on_the_other_node(c, far[:1], "a")
+    name = c.seated[far[0]][0]
+    crowd.drop_all()  # everyone logs in again, to learn their token
+    bot, answer = hello(crowd, name, "login", name=name, password="password 1")
+    token = answer["result"]["token"]
+    assert answer["result"]["tables"] == [far[0]]  # a knows the table b runs
+    crowd.pump_until(lambda: settled(c, far[:1]) >= 1, 60)
+    assert bot.sock is not None
+    crowd.selector.unregister(bot.sock)
+    bot.sock.close()  # dropped, seat kept (C-14)
+    elsewhere = CashCrowd(c.ports["b"], random.Random(3))
+    resumed, answer = hello(elsewhere, name, "resume", token=token)
+    assert answer["type"] == "ok" and answer["result"]["player_id"] == name
+    assert answer["result"]["tables"] == [far[0]]
+    elsewhere.pump_until(lambda: any(f["type"] == "table_snapshot" for f in resumed.frames), 20)
+    _again, refused = hello(elsewhere, name, "resume", token=token)
+    assert (refused["type"], refused["code"]) == ("error", "bad_token")  # once only
+    elsewhere.drop_all()
