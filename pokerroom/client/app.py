@@ -91,6 +91,8 @@ class ClientApp(QObject):
         self.lobby_window.open_table.connect(self.open_table)
         self.lobby_window.open_tournament.connect(self.open_tournament)
         self.lobby_window.register.connect(self.register)
+        self.lobby_window.register_with_ticket.connect(self.register)
+        self.lobby_window.tickets_wanted.connect(self.refresh_tickets)
         self.lobby_window.unregister.connect(self.unregister)
         self.lobby_window.deposit.connect(self.deposit)
         self.lobby_window.logout.connect(self.session.logout)
@@ -115,6 +117,7 @@ class ClientApp(QObject):
         self._subscribe(0)
         self.session.request("tournament_list", self._tournament_list)
         self.refresh_wallet()
+        self.refresh_tickets()
 
     def _subscribe(self, offset: int) -> None:
         def answered(answer: dict[str, Any]) -> None:
@@ -136,6 +139,7 @@ class ClientApp(QObject):
                 if (known := self.tournaments.get(summary["tournament_id"])) is not None:
                     known.summary = summary
             self.lobby_window.refresh()
+            self.lobby_window.refresh_tickets()  # their tournaments' names
 
     def _ended(self, why: str) -> None:
         for window in list(self.table_windows.values()):
@@ -156,6 +160,16 @@ class ClientApp(QObject):
                 self.lobby_window.show_wallet(self.me, *self.balance)
 
         self.session.request("wallet", answered)
+
+    def refresh_tickets(self) -> None:
+        """Ask for our tournament tickets and list them (T-16)."""
+
+        def answered(answer: dict[str, Any]) -> None:
+            if answer["type"] == "ok":
+                self.lobby.set_tickets(answer["result"]["tickets"])
+                self.lobby_window.refresh_tickets()
+
+        self.session.request("tickets", answered)
 
     def deposit(self, amount: int) -> None:
         """Fund the wallet (development rooms only: `[dev] allow_deposit`)."""
@@ -331,8 +345,10 @@ class ClientApp(QObject):
         window.show()
         window.raise_()
 
-    def register(self, tournament_id: str) -> None:
-        """Register for a tournament from the wallet (T-2, T-3), with a key (P-2)."""
+    def register(self, tournament_id: str, ticket_id: str = "") -> None:
+        """Register for a tournament from the wallet (T-2, T-3), or with one of our tickets
+        (T-16), with a key (P-2)."""
+        paid = {"ticket_id": ticket_id} if ticket_id else {}
 
         def answered(answer: dict[str, Any]) -> None:
             if answer["type"] == "ok":
@@ -342,10 +358,10 @@ class ClientApp(QObject):
             else:
                 self.lobby_window.say(refusal(answer))
             self.refresh_wallet()
+            self.refresh_tickets()
 
-        self.session.request(
-            "tournament_register", answered, tournament_id=tournament_id, key=new_key("register")
-        )
+        self.session.request("tournament_register", answered, tournament_id=tournament_id,
+                             key=new_key("register"), **paid)  # fmt: skip
 
     def unregister(self, tournament_id: str) -> None:
         """Unregister before the start (T-3): the buy-in and fee come back."""
@@ -357,6 +373,7 @@ class ClientApp(QObject):
             if tournament_id in self.tournaments and answer["type"] == "ok":
                 self.tournaments[tournament_id].registered = False
             self.refresh_wallet()
+            self.refresh_tickets()  # an entry paid by a ticket gives the ticket back (T-3)
 
         self.session.request("tournament_unregister", answered, tournament_id=tournament_id)
 

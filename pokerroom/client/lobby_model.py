@@ -1,4 +1,5 @@
-"""The lobby as the client knows it: table summaries and tournament summaries (§5, §9)."""
+"""The lobby as the client knows it: table summaries, tournament summaries and the player's
+tickets (§5, §9; T-16)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 VARIANTS = {"NT": "No-limit hold'em", "PO": "Pot-limit Omaha", "FT": "Fixed-limit hold'em"}
+#: Ticket states in which a ticket still pays an entry (docs/PROTOCOL.md, T-16).
+USABLE_TICKETS = ("issued", "returned")
 
 
 def money(cents: int, currency: str | None = "USD") -> str:
@@ -24,6 +27,8 @@ class LobbyModel:
 
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
     tournaments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The player's tournament tickets, newest first, as the `tickets` answer gives them.
+    tickets: list[dict[str, Any]] = field(default_factory=list)
     variant_filter: str = ""  # "" for every game, else a variant code
     hide_full: bool = False
     hide_empty: bool = False
@@ -36,6 +41,27 @@ class LobbyModel:
     def set_tournaments(self, summaries: list[dict[str, Any]]) -> None:
         """The answer to `tournament_list`: the whole list."""
         self.tournaments = {t["tournament_id"]: t for t in summaries}
+
+    def set_tickets(self, tickets: list[dict[str, Any]]) -> None:
+        """The answer to `tickets`: the whole list (T-16)."""
+        self.tickets = list(tickets)
+
+    def ticket_for(self, tournament_id: str) -> dict[str, Any] | None:
+        """A usable ticket that pays an entry in this tournament (T-16): one for it by name
+        first, else one for any tournament of its buy-in plus fee; None if none."""
+        summary = self.tournaments.get(tournament_id)
+        if summary is None:
+            return None
+        price = summary["buy_in"] + summary["fee"]
+        fits = [
+            t
+            for t in self.tickets
+            if t["state"] in USABLE_TICKETS
+            and t["value"] == price
+            and (t["target"] == tournament_id or t["any_of_level"])
+        ]
+        fits.sort(key=lambda t: t["target"] != tournament_id)  # its own ticket before any other
+        return fits[0] if fits else None
 
     def apply(self, event: dict[str, Any]) -> bool:
         """Take a `lobby_update` or `tournament_lobby_update`; whether it was one."""
@@ -77,3 +103,11 @@ def stakes(summary: dict[str, Any]) -> str:
 def tournament_bounty(summary: dict[str, Any]) -> str:
     """The bounty format of a tournament summary, or "" (T-14)."""
     return str(summary.get("bounty_format") or "")
+
+
+def ticket_use(ticket: dict[str, Any], tournaments: dict[str, dict[str, Any]]) -> str:
+    """What a ticket pays for, for people: its tournament's name, or any of its price (T-16)."""
+    if ticket.get("target"):
+        summary = tournaments.get(ticket["target"])
+        return str(summary["name"]) if summary else str(ticket["target"])
+    return f"any {money(ticket['value'])} tournament"

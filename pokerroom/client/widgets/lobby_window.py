@@ -1,5 +1,6 @@
-"""The lobby: wallet, cash tables (stakes, game, seats, players; a game filter) and
-tournaments (status, start, buy-in + fee, guarantee, bounties) with register/unregister."""
+"""The lobby: wallet, cash tables (stakes, game, seats, players; a game filter),
+tournaments (status, start, buy-in + fee, guarantee, bounties) with register/unregister, and
+the player's tickets (T-16), one of which registers for a tournament it pays."""
 
 from __future__ import annotations
 
@@ -23,7 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from pokerroom.client.lobby_model import VARIANTS, LobbyModel, money, stakes, tournament_bounty
+from pokerroom.client.lobby_model import (
+    VARIANTS,
+    LobbyModel,
+    money,
+    stakes,
+    ticket_use,
+    tournament_bounty,
+)
 
 CASH_COLUMNS = ("Table", "Game", "Stakes", "Seats", "Buy-in", "Watching")
 TOURNAMENT_COLUMNS = (
@@ -37,6 +45,7 @@ TOURNAMENT_COLUMNS = (
     "Entries (left)",
     "Late reg.",
 )
+TICKET_COLUMNS = ("Ticket", "For", "Value", "State", "Expires", "Used in")
 
 
 def start_text(summary: dict[str, Any]) -> str:
@@ -45,6 +54,11 @@ def start_text(summary: dict[str, Any]) -> str:
     if starts is None:
         return "when full" if summary.get("kind") == "sit_and_go" else "—"
     return dt.datetime.fromtimestamp(starts / 1000, dt.UTC).strftime("%H:%M UTC")
+
+
+def day_text(ms: int) -> str:
+    """A day and time in UTC, for people: `2027-01-15 08:00 UTC`."""
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _table(columns: tuple[str, ...]) -> QTableWidget:
@@ -64,6 +78,8 @@ class LobbyWindow(QWidget):
     open_table = Signal(str)
     open_tournament = Signal(str)
     register = Signal(str)
+    register_with_ticket = Signal(str, str)  # tournament, ticket (T-16)
+    tickets_wanted = Signal()
     unregister = Signal(str)
     deposit = Signal(int)
     logout = Signal()
@@ -113,20 +129,34 @@ class LobbyWindow(QWidget):
 
         self.tournaments = _table(TOURNAMENT_COLUMNS)
         self.register_button = QPushButton("Register")
+        self.ticket_button = QPushButton("Register with ticket")
         self.unregister_button = QPushButton("Unregister")
         self.open_tournament_button = QPushButton("Open tournament")
         tournament_page = QWidget()
         tournament_bar = QHBoxLayout()
         tournament_bar.addStretch(1)
-        for button in (self.register_button, self.unregister_button, self.open_tournament_button):
+        for button in (self.register_button, self.ticket_button, self.unregister_button,
+                       self.open_tournament_button):  # fmt: skip
             tournament_bar.addWidget(button)
         tournament_layout = QVBoxLayout(tournament_page)
         tournament_layout.addLayout(tournament_bar)
         tournament_layout.addWidget(self.tournaments)
 
+        self.tickets = _table(TICKET_COLUMNS)
+        self.tickets_button = QPushButton("Refresh tickets")
+        tickets_page = QWidget()
+        tickets_bar = QHBoxLayout()
+        tickets_bar.addWidget(QLabel("Satellite seats and other tickets: each pays one entry."))
+        tickets_bar.addStretch(1)
+        tickets_bar.addWidget(self.tickets_button)
+        tickets_layout = QVBoxLayout(tickets_page)
+        tickets_layout.addLayout(tickets_bar)
+        tickets_layout.addWidget(self.tickets)
+
         self.tabs = QTabWidget()
         self.tabs.addTab(cash_page, "Cash tables")
         self.tabs.addTab(tournament_page, "Tournaments")
+        self.tabs.addTab(tickets_page, "Tickets")
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
@@ -139,6 +169,8 @@ class LobbyWindow(QWidget):
         self.open_button.clicked.connect(self._open_selected)
         self.cash.doubleClicked.connect(self._open_selected)
         self.register_button.clicked.connect(lambda: self._tournament(self.register))
+        self.ticket_button.clicked.connect(self._register_with_ticket)
+        self.tickets_button.clicked.connect(self.tickets_wanted.emit)
         self.unregister_button.clicked.connect(lambda: self._tournament(self.unregister))
         self.open_tournament_button.clicked.connect(lambda: self._tournament(self.open_tournament))
         self.tournaments.doubleClicked.connect(lambda: self._tournament(self.open_tournament))
@@ -167,6 +199,18 @@ class LobbyWindow(QWidget):
         tournament_id = self._selected(self.tournaments)
         if tournament_id is not None:
             signal.emit(tournament_id)
+
+    def _register_with_ticket(self) -> None:
+        """Register for the selected tournament with a ticket that pays it (T-16)."""
+        tournament_id = self._selected(self.tournaments)
+        if tournament_id is None:
+            self.say("select a tournament first")
+            return
+        ticket = self.model.ticket_for(tournament_id)
+        if ticket is None:
+            self.say("no ticket of yours pays an entry in this tournament")
+            return
+        self.register_with_ticket.emit(tournament_id, ticket["ticket_id"])
 
     def select_table(self, table_id: str) -> None:
         """Select a cash table's row (by id)."""
@@ -233,6 +277,22 @@ class LobbyWindow(QWidget):
             self._fill(self.tournaments, row, summary["tournament_id"], cells)
         if selected is not None:
             self._select(self.tournaments, selected)
+
+    def refresh_tickets(self) -> None:
+        """Fill the tickets list from the model (T-16): newest first, as the room sends it."""
+        tickets = self.model.tickets
+        self.tickets.setRowCount(len(tickets))
+        for row, ticket in enumerate(tickets):
+            used = ticket.get("used_in")
+            cells = (
+                ticket["ticket_id"],
+                ticket_use(ticket, self.model.tournaments),
+                money(ticket["value"]),
+                ticket["state"],
+                day_text(ticket["expires_at_ms"]),
+                str(self.model.tournaments.get(used, {}).get("name", used)) if used else "—",
+            )
+            self._fill(self.tickets, row, ticket["ticket_id"], cells)
 
     def _fill(self, table: QTableWidget, row: int, key: str, cells: tuple[str, ...]) -> None:
         for column, text in enumerate(cells):
