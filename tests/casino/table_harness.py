@@ -138,3 +138,18 @@ def box_bet(casino: Casino, actor: Any, player: str, box: int, stake: int) -> No
     """`player` bets `stake` on `box` and confirms it."""
     actor.place(player, f"box:{box}", stake)
     casino.wait(actor.confirm(player, f"{player}-{box}"))
+
+
+def two_boxes(
+    casino: Casino, order: str, store: RoundStore | None = None, **changes: Any
+) -> tuple[Any, Inbox]:
+    """alice on box 1 and bob on box 2, 100 each from 1,000 in their wallets; the betting
+    window has closed and `order` is dealt."""
+    actor, inbox = table(casino, order, store, **changes)
+    for name in ("alice", "bob"):
+        casino.fund_player(name, 1_000)
+        casino.join(actor, name)
+    box_bet(casino, actor, "alice", 1, 100)
+    box_bet(casino, actor, "bob", 2, 100)
+    casino.advance(WINDOW)
+    return actor, inbox

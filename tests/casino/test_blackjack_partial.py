@@ -18,7 +18,7 @@ from pokerroom.jobs import JobContext, PendingBetsJob, job_run, run_blocking
 from pokerroom.jobs.pending_bets import DAY_MS
 from pokerroom.ledger.kinds import wallet
 from pokerroom.ledger.schema import journal
-from tests.casino.table_harness import USD, WINDOW, Casino, box_bet, table
+from tests.casino.table_harness import USD, Casino, table, two_boxes
 
 HOUSE = 10_000_000
 # alice 5 6 doubles and draws 9 (20, three cards); bob T 9; the dealer 9 up, 7 in the hole
@@ -27,15 +27,8 @@ DOUBLED = "5h Th 9d 6s 9h 7d 9c"
 HIT = "5h 5s 9d 4s 6h 7d 8c"
 
 
-def seated(casino: Casino, order: str, store_: RoundStore | None = None, **changes: Any) -> Any:
-    actor, inbox = table(casino, order, store_, cancel_mode="partial", **changes)
-    for name in ("alice", "bob"):
-        casino.fund_player(name, 1_000)
-        casino.join(actor, name)
-    box_bet(casino, actor, "alice", 1, 100)
-    box_bet(casino, actor, "bob", 2, 100)
-    casino.advance(WINDOW)
-    return actor, inbox
+def seated(casino: Casino, order: str, store_: RoundStore | None = None) -> Any:
+    return two_boxes(casino, order, store_, cancel_mode="partial")
 
 
 def wallets(casino: Casino) -> tuple[int, int]:

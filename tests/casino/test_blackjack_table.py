@@ -13,7 +13,7 @@ from pokerroom.casino import money
 from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.ledger.kinds import wallet
-from tests.casino.table_harness import DECIDE, USD, WINDOW, Casino, box_bet, table
+from tests.casino.table_harness import DECIDE, USD, WINDOW, Casino, box_bet, table, two_boxes
 
 
 def test_two_boxes_stand_and_double_then_the_dealer_busts(casino: Casino) -> None:
@@ -123,13 +123,7 @@ def test_staff_void_during_the_turns_returns_every_stake(casino: Casino) -> None
     """K-7, L-5: alice has doubled, bob's turn runs: the void returns 200 and 100, no
     settlement follows, the table closes."""
     casino.fund_house()
-    actor, inbox = table(casino, "5h Th 9d 6s 9h 7d 9c Tc")
-    for name in ("alice", "bob"):
-        casino.fund_player(name, 1_000)
-        casino.join(actor, name)
-    box_bet(casino, actor, "alice", 1, 100)
-    box_bet(casino, actor, "bob", 2, 100)
-    casino.advance(WINDOW)
+    actor, inbox = two_boxes(casino, "5h Th 9d 6s 9h 7d 9c Tc")
     casino.wait(actor.decide("alice", 1, "double", key="d1"))
     assert inbox.of("bob", ev.DecisionDue)[-1].box == 2
     voided = casino.wait(actor.void_round("card reader fault"))
