@@ -11,6 +11,7 @@ only counted (`ChatService.refused`). Mutes are written through the log lane too
 from __future__ import annotations
 
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +116,9 @@ class ChatService:
         )
         self.refused: Counter[str] = Counter()  # refused lines by code: counted, never stored
         self._mutes: dict[str, list[Mute]] = {}
+        #: Cluster mode: called after a mute is stored or lifted here, so that the other nodes
+        #: read the mutes again (docs/design/cluster.md).
+        self.changed: Callable[[], None] | None = None
         self._recent: dict[str, deque[float]] = {}
         self._last_lines: dict[str, deque[tuple[float, str]]] = {}
 
@@ -220,6 +224,7 @@ class ChatService:
             mute = Mute(mute_id, player, table_id, until)
             self._mutes.setdefault(player, []).append(mute)
             log.info("chat_muted", player_id=player, table_id=table_id, by=by, until_ms=until)
+            self._changed()
             return mute
 
         return self.ledger.write_log(_insert_mute, values).addCallback(keep)
@@ -227,10 +232,12 @@ class ChatService:
     def remember(self, mute: Mute) -> None:
         """Apply a mute stored elsewhere (by staff, in the transaction of its audit row)."""
         self._mutes.setdefault(mute.player, []).append(mute)
+        self._changed()
 
     def forget(self, player: str, table_id: str | None) -> None:
         """Stop applying mutes lifted elsewhere: the player's at `table_id` (None: global)."""
         self._mutes[player] = [m for m in self._mutes.get(player, []) if m.table_id != table_id]
+        self._changed()
 
     def unmute(self, player: str, table_id: str | None = None) -> Deferred[int]:
         """Lift the player's mutes at `table_id` (None: the global ones); fires with the count."""
@@ -239,4 +246,13 @@ class ChatService:
             return succeed(0)
         self._mutes[player] = [m for m in self._mutes[player] if m not in lifted]
         d = self.ledger.write_log(_lift_mutes, [m.id for m in lifted], self.now_ms())
-        return d.addCallback(lambda _: len(lifted))
+
+        def lifted_now(_: object) -> int:
+            self._changed()
+            return len(lifted)
+
+        return d.addCallback(lifted_now)
+
+    def _changed(self) -> None:
+        if self.changed is not None:
+            self.changed()

@@ -65,3 +65,9 @@ class LobbyLine(msgspec.Struct, frozen=True, kw_only=True):
     node: str
     table: dict[str, Any]  # a TableSummary as plain JSON values
     audience: list[str]
+
+
+class MutesChanged(msgspec.Struct, frozen=True, kw_only=True):
+    """`node` stored or lifted a chat mute: the other nodes read the active mutes again."""
+
+    node: str

@@ -19,8 +19,9 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from pokerroom.cash import CashTableConfig
-from pokerroom.cluster.bus import Bus
+from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.owner import TableServer
+from pokerroom.cluster.payloads import MutesChanged
 from pokerroom.cluster.remote_room import RemoteRoom
 from pokerroom.cluster.sessions import ClusterSessions
 from pokerroom.cluster.subjects import Subjects
@@ -91,6 +92,7 @@ class ClusterRouting:
         if self.tokens is not None:
             hub.token_store = self.tokens
         self.lobby.remote = self.remote
+        self.lobby.chat.changed = self._mutes_changed
         for table_id in self.remote.configs:
             if TABLE + table_id not in self.owned():
                 self.remote.add(table_id)
@@ -102,8 +104,9 @@ class ClusterRouting:
             self.server.start()
             if self.tokens is not None:
                 self._purge.start(TOKEN_PURGE_SECONDS, now=False)
+            mutes = self.bus.subscribe(self.subjects.mutes, self._on_mutes)
             return gatherResults(
-                [self.remote.start(), self.sessions.start()], consumeErrors=True
+                [self.remote.start(), self.sessions.start(), mutes], consumeErrors=True
             ).addCallback(lambda _: self.bus.flush())
 
         return self.bus.connect().addCallback(listen)
@@ -122,6 +125,19 @@ class ClusterRouting:
             table_id = resource[len(TABLE) :]
             self.server.unserve(table_id)
             self.remote.add(table_id)
+
+    def _mutes_changed(self) -> None:
+        """A mute was stored or lifted here: the other nodes read theirs again (C-13)."""
+        self.bus.publish_quietly(self.subjects.mutes, encode(MutesChanged(node=self.node)))
+
+    def _on_mutes(self, data: bytes, reply: str | None) -> None:
+        if decode(data, MutesChanged).node == self.node:
+            return
+
+        def failed(failure: Failure) -> None:
+            log.warning("mutes_reload_failed", error=str(failure.value))
+
+        self.lobby.chat.load().addErrback(failed)
 
     def _purge_tokens(self) -> None:
         if self.tokens is None:

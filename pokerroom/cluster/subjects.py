@@ -51,6 +51,11 @@ class Subjects:
         return f"{self.prefix}.lobby"
 
     @property
+    def mutes(self) -> str:
+        """The bell: a node stored or lifted a chat mute (the others read the mutes again)."""
+        return f"{self.prefix}.chat.mutes"
+
+    @property
     def outbox(self) -> str:
         """The bell: a row was written to `cluster_outbox`."""
         return f"{self.prefix}.outbox"

@@ -142,7 +142,14 @@ def _snapshot_message(table_id: str) -> Frame:
 
 
 class Chat:
-    """The chat service's `post`: every line accepted."""
+    """The chat service's `post` (every line accepted) and `load` (counted)."""
+
+    changed: Any = None
+    loads = 0
+
+    def load(self) -> Deferred[None]:
+        self.loads += 1
+        return succeed(None)
 
     def post(self, player: str, table_id: str, text: str, **_: Any) -> Deferred[ChatLine]:
         return succeed(ChatLine(table_id=table_id, player=player, text=text, at_ms=7))
@@ -316,3 +323,16 @@ def test_a_table_nobody_serves_answers_cluster_unavailable(
         ask(loop, a, "ann", type="observe", table_id="t3")  # in room.toml, owned by no one
     assert caught.value.code == errors.CLUSTER_UNAVAILABLE
     assert a.lobby.open_tables("ann") == []
+
+
+def test_a_mute_made_on_a_makes_b_read_the_mutes_again(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    chat_a, chat_b = cast(Chat, a.lobby.chat), cast(Chat, b.lobby.chat)
+    settle(loop, a, b)
+    assert chat_a.changed is not None
+    chat_a.changed()  # what ChatService calls after storing a mute
+    until(loop, lambda: chat_b.loads == 1)
+    settle(loop, a, b)
+    assert chat_a.loads == 0  # its own bell: nothing to read

@@ -115,6 +115,31 @@ def test_c13_mutes_survive_a_restart(
     assert second.mute_of("bob", T) is None
 
 
+def test_c13_a_mute_stored_or_lifted_tells_the_cluster_after_the_write(
+    reactor: QueueReactor, clock: Clock, ledger: LedgerService
+) -> None:
+    """Cluster mode: `changed` runs once the mute is in the database (the other nodes read the
+    mutes again then), for a mute, a lift, and the staff's remember and forget; a second
+    service that loads then knows it."""
+    here = ChatService(clock, ledger, ChatRules())
+    told: list[bool] = []
+    here.changed = lambda: told.append(bool(here.mute_of("alice", T)))
+    muting = here.mute("alice", by="mod", minutes=5)
+    assert told == []  # not before the write
+    reactor.wait(muting)
+    assert told == [True]
+    there = ChatService(clock, ledger, ChatRules())
+    reactor.wait(there.load())
+    assert there.mute_of("alice", T) is not None
+    assert reactor.wait(here.unmute("alice")) == 1
+    assert told == [True, False]
+    reactor.wait(there.load())
+    assert there.mute_of("alice", T) is None
+    here.forget("bob", None)
+    assert len(told) == 3
+    assert reactor.wait(here.unmute("nobody")) == 0 and len(told) == 3  # nothing lifted
+
+
 def test_c13_no_hand_talk_by_a_player_not_in_the_hand(
     reactor: QueueReactor, chat: ChatService
 ) -> None:
