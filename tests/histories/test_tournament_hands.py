@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 
 from pokerroom.cash.histories import StoredHand, player_history_page, stored_hands
 from pokerroom.cli import main
 from pokerroom.engine.pokerstars import SEPARATOR, stars_number
+from pokerroom.protocol.events import HandEnded, ServerMessage
 from tests.histories.stars_parser import assert_same_result, chips
 from tests.histories.test_export_cli import DEALT, SHOWN, holes
 from tests.postgres import fresh_pg_schema
@@ -29,6 +31,7 @@ from tests.tournaments.actor_harness import Room
 from tournaments.config import make_config
 from tournaments.director.structure import AnteKind, Level, Structure
 from tournaments.ops.simulation import START, Bots
+from tournaments.store.schema import tournament_hand_histories
 
 LEVELS = tuple(Level(10 * 2**i, 20 * 2**i, ante=5 * 2**i, seconds=30) for i in range(14))
 BUY_IN, FEE = 920, 80
@@ -294,3 +297,57 @@ def test_hand_ids_stay_unique_across_a_crash_and_resume(db: str, tmp_path: Path)
         return
     with fresh_pg_schema("histories_resume") as url:
         run(url)
+
+
+class Telling(Bots):
+    """Bots whose table frames go through the tournament's hold, as the desk's do: each
+    `hand_ended`, when it reaches the players' side, must find its hand's record stored."""
+
+    def __init__(self, room: Room) -> None:
+        super().__init__(random.Random(12))
+        self.room = room
+        self.hold: Any = None
+        self.told: list[str] = []
+        self.early: list[str] = []
+
+    def hold_with(self, hold: Any) -> None:
+        self.hold = hold
+
+    def table_frames(self) -> Any:
+        return self
+
+    def send(self, player_id: str, message: ServerMessage) -> None:
+        self.hold(self._delivered, message)
+
+    def broadcast(self, table_id: str, message: ServerMessage, exclude: Any = None) -> None:
+        self.hold(self._delivered, message)
+
+    def _delivered(self, message: ServerMessage) -> None:
+        if not isinstance(message, HandEnded):
+            return
+        h = tournament_hand_histories
+        with self.room.engine.connect() as conn:
+            stored = conn.execute(
+                sa.select(h.c.hand_id).where(h.c.hand_id == message.hand_id)
+            ).first()
+        (self.told if stored is not None else self.early).append(message.hand_id)
+
+
+def test_a_hand_is_told_only_once_its_record_is_stored(tmp_path: Path) -> None:
+    """Persist, then tell (rule 14): the record is in the hand's unit, so a player who hears
+    `hand_ended` and asks for the hand finds it."""
+    room = Room(tmp_path)
+    try:
+        bots = Telling(room)
+        structure = Structure("told", 1500, LEVELS, AnteKind.CLASSIC)
+        cfg = make_config("told", structure, buy_in=BUY_IN, fee=FEE, sit_and_go=True,
+                          max_entries=9, starts_at=START + 600)  # fmt: skip
+        actor = room.actor(cfg, bots)
+        for n in range(9):
+            room.fund_player(f"t{n}", 10_000)
+            room.wait(actor.register(f"t{n}"))
+        room.run_to_end(actor)
+        assert actor.status == "finished"
+        assert bots.early == [] and len(set(bots.told)) >= 10
+    finally:
+        room.close()
