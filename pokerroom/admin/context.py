@@ -56,6 +56,9 @@ class AdminRoom(Protocol):
     def enforce_ban(self, player: str) -> list[Deferred[dict[str, Any] | None]]:
         """A ban took effect: no resume, logged out, stood up after the running hands."""
 
+    def lift_ban(self, player: str) -> None:
+        """A ban was lifted: the player may log in again."""
+
 
 @dataclass(frozen=True, slots=True)
 class Context:

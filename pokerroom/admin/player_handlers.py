@@ -158,7 +158,7 @@ def player_unban(ctx: Context, args: PlayerReasonArgs) -> Deferred[dict[str, Any
     )
 
     def lifted(done: Audited) -> dict[str, Any]:
-        ctx.room.banned.discard(args.player)
+        ctx.room.lift_ban(args.player)
         return {"audit_id": done.audit_id}
 
     return d.addCallback(lifted)

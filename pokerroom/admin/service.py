@@ -11,7 +11,7 @@ serving staff only once the room is ready, just before the players' port. Its co
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
@@ -84,6 +84,9 @@ class AdminService:
         self.throttle = LoginThrottle(settings.login_limits())
         #: Players banned now: their logins are refused (PlayerAccounts reads this set).
         self.banned: set[str] = set()
+        #: Cluster mode: told (player, banned) after a ban or its lift took effect here, so
+        #: that every other node enforces it too (docs/design/cluster.md).
+        self.ban_changed: Callable[[str, bool], None] | None = None
         #: Tables staff paused or closed: table_id -> `paused` | `closed`.
         self.table_states: dict[str, str] = {}
         self.sessions: set[AdminSession] = set()
@@ -141,9 +144,20 @@ class AdminService:
             for player in sorted(actor.by_player):
                 stand_up(actor, player)
 
-    def enforce_ban(self, player: str) -> list[Deferred[dict[str, Any] | None]]:
-        """A ban took effect: no resume, logged out, stood up after the running hands."""
+    def lift_ban(self, player: str, *, tell: bool = True) -> None:
+        """A ban was lifted (`tell`: here, so the other nodes of a cluster hear it)."""
+        self.banned.discard(player)
+        if tell and self.ban_changed is not None:
+            self.ban_changed(player, False)
+
+    def enforce_ban(
+        self, player: str, *, tell: bool = True
+    ) -> list[Deferred[dict[str, Any] | None]]:
+        """A ban took effect: no resume, logged out, stood up after the running hands (`tell`:
+        it was made here, so the other nodes of a cluster enforce it too)."""
         self.banned.add(player)
+        if tell and self.ban_changed is not None:
+            self.ban_changed(player, True)
         session = self.hub.session_of(player)
         if session is not None:
             self.hub.detach(session, player, logout=True)

@@ -71,3 +71,11 @@ class MutesChanged(msgspec.Struct, frozen=True, kw_only=True):
     """`node` stored or lifted a chat mute: the other nodes read the active mutes again."""
 
     node: str
+
+
+class BanChanged(msgspec.Struct, frozen=True, kw_only=True):
+    """Staff on `node` banned `player` (or lifted the ban: `banned` false)."""
+
+    node: str
+    player: str
+    banned: bool

@@ -10,7 +10,7 @@ PostgreSQL so that a token works on every node.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 from twisted.internet.defer import Deferred, gatherResults
@@ -21,7 +21,7 @@ from twisted.python.failure import Failure
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.owner import TableServer
-from pokerroom.cluster.payloads import MutesChanged
+from pokerroom.cluster.payloads import BanChanged, MutesChanged
 from pokerroom.cluster.remote_room import RemoteRoom
 from pokerroom.cluster.sessions import ClusterSessions
 from pokerroom.cluster.subjects import Subjects
@@ -32,6 +32,20 @@ log = structlog.get_logger("pokerroom.cluster")
 TABLE = "table:"
 #: How often expired resume tokens are deleted from `cluster_tokens`.
 TOKEN_PURGE_SECONDS = 300.0
+
+
+class Bans(Protocol):
+    """The staff service's side of bans (pokerroom.admin.service.AdminService)."""
+
+    ban_changed: Callable[[str, bool], None] | None
+
+    def enforce_ban(self, player: str, *, tell: bool = True) -> list[Deferred[Any]]:
+        """Log the player out, stand them up here, refuse their logins."""
+        ...
+
+    def lift_ban(self, player: str, *, tell: bool = True) -> None:
+        """Let the player log in again."""
+        ...
 
 
 class HubRelay:
@@ -73,6 +87,7 @@ class ClusterRouting:
         owned: Callable[[], frozenset[str]] = frozenset,
         epoch: Callable[[str], int | None] = lambda resource: None,
         tokens: Runner | None = None,
+        bans: Bans | None = None,
     ) -> None:
         self.bus, self.node, self.lobby = bus, node, lobby
         self.subjects = Subjects(cluster_name)
@@ -81,6 +96,7 @@ class ClusterRouting:
         self.remote = RemoteRoom(bus, self.subjects, node, lobby, tables)
         self.sessions = ClusterSessions(bus, self.subjects, node, lobby.hub)
         self.tokens = None if tokens is None else ClusterTokens(tokens, node)
+        self.bans = bans
         self.started = False
         self._purge = LoopingCall(self._purge_tokens)
         self._purge.clock = clock
@@ -93,6 +109,8 @@ class ClusterRouting:
             hub.token_store = self.tokens
         self.lobby.remote = self.remote
         self.lobby.chat.changed = self._mutes_changed
+        if self.bans is not None:
+            self.bans.ban_changed = self._ban_changed
         for table_id in self.remote.configs:
             if TABLE + table_id not in self.owned():
                 self.remote.add(table_id)
@@ -104,9 +122,12 @@ class ClusterRouting:
             self.server.start()
             if self.tokens is not None:
                 self._purge.start(TOKEN_PURGE_SECONDS, now=False)
-            mutes = self.bus.subscribe(self.subjects.mutes, self._on_mutes)
+            bells = [
+                self.bus.subscribe(self.subjects.mutes, self._on_mutes),
+                self.bus.subscribe(self.subjects.bans, self._on_ban),
+            ]
             return gatherResults(
-                [self.remote.start(), self.sessions.start(), mutes], consumeErrors=True
+                [self.remote.start(), self.sessions.start(), *bells], consumeErrors=True
             ).addCallback(lambda _: self.bus.flush())
 
         return self.bus.connect().addCallback(listen)
@@ -138,6 +159,26 @@ class ClusterRouting:
             log.warning("mutes_reload_failed", error=str(failure.value))
 
         self.lobby.chat.load().addErrback(failed)
+
+    def _ban_changed(self, player: str, banned: bool) -> None:
+        """Staff banned a player here (or lifted it): every other node enforces it too."""
+        change = BanChanged(node=self.node, player=player, banned=banned)
+        self.bus.publish_quietly(self.subjects.bans, encode(change))
+
+    def _on_ban(self, data: bytes, reply: str | None) -> None:
+        change = decode(data, BanChanged)
+        if change.node == self.node or self.bans is None:
+            return
+        log.info("ban_from_node", player_id=change.player, banned=change.banned, by=change.node)
+        if not change.banned:
+            self.bans.lift_ban(change.player, tell=False)
+            return
+
+        def failed(failure: Failure) -> None:
+            log.warning("ban_stand_up_failed", player_id=change.player, error=str(failure.value))
+
+        for standing in self.bans.enforce_ban(change.player, tell=False):
+            standing.addErrback(failed)
 
     def _purge_tokens(self) -> None:
         if self.tokens is None:

@@ -56,6 +56,11 @@ class Subjects:
         return f"{self.prefix}.chat.mutes"
 
     @property
+    def bans(self) -> str:
+        """A ban or its lift took effect on a node: every other node enforces it too."""
+        return f"{self.prefix}.admin.bans"
+
+    @property
     def outbox(self) -> str:
         """The bell: a row was written to `cluster_outbox`."""
         return f"{self.prefix}.outbox"

@@ -259,6 +259,7 @@ class RoomService(MultiService):
             owned=self.cluster.owned,
             epoch=self.cluster.epoch,
             tokens=self.ledger,
+            bans=self.admin,
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)

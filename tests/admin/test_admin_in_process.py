@@ -71,3 +71,24 @@ def test_holds_and_bans_are_applied_again_after_a_restart(room: Room) -> None:
     fresh = room.client()
     fresh.ok("hello", version=1, client="desktop")
     assert fresh.error("login", name="zoe", password="correct horse") == "banned"
+
+
+def test_a_ban_and_its_lift_are_told_to_the_cluster_once_in_force_here(room: Room) -> None:
+    """Cluster mode: `ban_changed` hears (player, True) once the ban took effect here and
+    (player, False) once lifted; a ban enforced for another node (tell=False) is not told
+    again, so nodes do not echo each other."""
+    service = admin_of(room)
+    told: list[tuple[str, bool, bool]] = []
+    service.ban_changed = lambda player, banned: told.append(
+        (player, banned, player in service.banned)
+    )
+    staff = Staff(room, service)
+    staff.call("staff_login", name="flo", password=PASSWORD)
+    room.client().login("zoe")
+    assert staff.call("player_ban", player="zoe", reason="bot")["type"] == "ok"
+    assert told == [("zoe", True, True)]
+    assert staff.call("player_unban", player="zoe", reason="appeal")["type"] == "ok"
+    assert told == [("zoe", True, True), ("zoe", False, False)]
+    service.enforce_ban("max", tell=False)  # another node's ban
+    service.lift_ban("max", tell=False)
+    assert len(told) == 2 and "max" not in service.banned

@@ -155,6 +155,21 @@ class Chat:
         return succeed(ChatLine(table_id=table_id, player=player, text=text, at_ms=7))
 
 
+class Bans:
+    """The staff service's bans: what the other nodes asked of it."""
+
+    def __init__(self) -> None:
+        self.ban_changed: Any = None
+        self.asked: list[tuple[str, str, bool]] = []
+
+    def enforce_ban(self, player: str, *, tell: bool = True) -> list[Deferred[Any]]:
+        self.asked.append(("ban", player, tell))
+        return [succeed(None)]
+
+    def lift_ban(self, player: str, *, tell: bool = True) -> None:
+        self.asked.append(("lift", player, tell))
+
+
 @dataclass
 class Node:
     name: str
@@ -162,6 +177,7 @@ class Node:
     lobby: Lobby
     routing: ClusterRouting
     clock: Clock
+    bans: Bans
 
 
 def make_node(
@@ -175,9 +191,12 @@ def make_node(
     owned = frozenset(f"table:{t}" for t in owns)
     for table_id in owns:
         lobby.add_table(table_id, cast(Any, StandIn(table_id, hub)))
-    routing = ClusterRouting(bus, name, "test", lobby, configs, clock, owned=lambda: owned)
+    bans = Bans()
+    routing = ClusterRouting(
+        bus, name, "test", lobby, configs, clock, owned=lambda: owned, bans=bans
+    )
     run(loop, routing.start())
-    return Node(name, hub, lobby, routing, clock)
+    return Node(name, hub, lobby, routing, clock, bans)
 
 
 def ask(loop: asyncio.AbstractEventLoop, node: Node, player: str, **frame: Any) -> Any:
@@ -336,3 +355,17 @@ def test_a_mute_made_on_a_makes_b_read_the_mutes_again(
     until(loop, lambda: chat_b.loads == 1)
     settle(loop, a, b)
     assert chat_a.loads == 0  # its own bell: nothing to read
+
+
+def test_a_ban_made_on_a_is_enforced_on_b_and_so_is_its_lift(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    settle(loop, a, b)
+    a.bans.ban_changed("ann", True)  # what AdminService calls once the ban took effect on a
+    until(loop, lambda: b.bans.asked == [("ban", "ann", False)])  # not told on again
+    a.bans.ban_changed("ann", False)
+    until(loop, lambda: len(b.bans.asked) == 2)
+    assert b.bans.asked[1] == ("lift", "ann", False)
+    settle(loop, a, b)
+    assert a.bans.asked == []
