@@ -4,9 +4,11 @@ PostgreSQL, and started again on the same database each time.
 
 Bots (real clients over TCP, tests/server/crowd.py's sockets) play eight cash tables with fast
 timers, so that batches hold several tables' hands; the ledger waits `batch_max_ms = 20` for
-a batch to fill. Each run is killed at a pseudo-random point from a fixed seed; meanwhile a bot
-sends a keyed `deposit` (answered or not before the kill) that it sends again, same key, after
-the restart. After each kill, on the database as the kill left it:
+a batch to fill. Each run is killed after a pseudo-random time from a fixed seed, at the first
+moment the server's log shows a hand over whose result no client has yet (its settlement waits
+for a batch or is in one); meanwhile a bot sends a keyed `deposit` (answered or not before the
+kill) that it sends again, same key, after the restart. After each kill, on the database as
+the kill left it:
 
 - every hand is `settled` with its settlement transfer and its history, or `started` with
   neither (one transaction: all or nothing), and the escrows of a `started` hand's players are
@@ -91,6 +93,7 @@ class CashCrowd(Crowd):
     def __init__(self, port: int, rng: random.Random) -> None:
         super().__init__(port)
         self.rng = rng
+        self.told_ids: set[str] = set()  # hands whose `hand_ended` some bot received
 
     def _frame(self, bot: Bot, frame: dict[str, Any]) -> None:
         kind = frame.get("type")
@@ -100,7 +103,9 @@ class CashCrowd(Crowd):
                 self.errors.append({"bot": bot.name, **frame})
             return
         bot.frames.append(frame)
-        if kind == "action_request":
+        if kind == "hand_ended":
+            self.told_ids.add(frame["hand_id"])
+        elif kind == "action_request":
             self._act_cash(bot, frame)
         elif kind == "player_sat_out" and frame.get("player") == bot.name:
             if frame.get("reason") != "no_chips":
@@ -287,20 +292,39 @@ def check_money(engine: Engine, deposits: int) -> None:
     assert stray.n == 0
 
 
-def ended_in_log(log: Path, start: int) -> set[str]:
-    """The hands whose play the server logged as over (`hand_ended`, logged before their
-    settlement is queued) in `log` from byte `start` on."""
-    with log.open("rb") as f:
-        f.seek(start)
-        lines = f.read().decode(errors="replace").splitlines()
-    ended = set()
-    for line in lines:
-        if '"hand_ended"' in line:
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if record.get("event") == "hand_ended" and "hand_id" in record:
-                    ended.add(record["hand_id"])
-    return ended
+class Tail:
+    """The server's log from one start on: the hands whose play it logged as over
+    (`hand_ended` is logged before the settlement is queued), read as the log grows."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+        self.at = log.stat().st_size if log.exists() else 0
+        self.rest = b""
+        self.ended: set[str] = set()
+
+    def read(self) -> set[str]:
+        """Every hand logged as over so far."""
+        with self.log.open("rb") as f:
+            f.seek(self.at)
+            data = self.rest + f.read()
+            self.at = f.tell()
+        *lines, self.rest = data.split(b"\n")
+        for line in lines:
+            if b'"hand_ended"' in line:
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    if record.get("event") == "hand_ended" and "hand_id" in record:
+                        self.ended.add(record["hand_id"])
+        return self.ended
+
+
+def aim(crowd: CashCrowd, tail: Tail, untold: set[str], limit: float = 5.0) -> None:
+    """Read on until some hand is over in the server's log and no client has its result yet
+    (its settlement waits for a batch or is in one), at most `limit` seconds. `untold`: hands
+    over before the bots were back, whose result no bot will hear."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not tail.read() - crowd.told_ids - untold:
+        crowd.pump(0.003)
 
 
 def serve(tmp: Path, url: str) -> tuple[int, subprocess.Popen[str]]:
@@ -317,7 +341,7 @@ def series(tmp: Path, url: str) -> Series:
     names = [f"k{t}p{s}" for t in range(TABLES) for s in range(SEATS)]
     result = Series(url)
     deposits = 0
-    logged = 0  # where the running server's lines start in its log
+    tail = Tail(tmp / "server.log")  # the running server's lines
     port, proc = serve(tmp, url)
     crowd = CashCrowd(port, random.Random(SEED + 1))
     try:
@@ -328,6 +352,7 @@ def series(tmp: Path, url: str) -> Series:
             crowd.ok(bot, "sit", table_id=name.split("p")[0], buy_in=BUY_IN)
         clock = time.monotonic()
         marks = dict.fromkeys(names, 0)  # where each bot's frames of this run start
+        untold = tail.read() - crowd.told_ids
         for k in range(KILLS):
             kill = Kill(played=rng.uniform(0.3, 1.2))
             first = kill.played * rng.random()
@@ -336,6 +361,7 @@ def series(tmp: Path, url: str) -> Series:
             sent = crowd.send(crowd.bots[name], "deposit", amount=amount, key=key)
             deposits += amount
             crowd.pump(kill.played - first)
+            aim(crowd, tail, untold)  # a settlement in flight, as far as the outside can tell
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=20)
             crowd.pump(0.2)  # what was on the wire before the kill
@@ -346,7 +372,7 @@ def series(tmp: Path, url: str) -> Series:
             clock = result.took("play", clock)
             before = hands_now(engine)
             interrupted = check_at_kill(engine, crowd, marks, kill)
-            kill.settling = len(interrupted & ended_in_log(tmp / "server.log", logged))
+            kill.settling = len(interrupted & tail.read())
             (paid,) = rows(
                 engine,
                 "select count(*) as n from journal where idempotency_key = :key",
@@ -354,7 +380,7 @@ def series(tmp: Path, url: str) -> Series:
             )
             assert paid.n == 1 or not kill.deposit_answered  # told, so kept
             clock = result.took("checks", clock)
-            logged = (tmp / "server.log").stat().st_size
+            tail = Tail(tmp / "server.log")
             port, proc = serve(tmp, url)
             crowd.port = port
             clock = result.took("serve", clock)
@@ -362,6 +388,7 @@ def series(tmp: Path, url: str) -> Series:
             marks = {player: len(bot.frames) for player, bot in crowd.bots.items()}
             for player in names:
                 crowd.connect(player, new=False)
+            untold = tail.read() - crowd.told_ids
             # the same key again: paid now if the kill lost it, else a replay, never twice
             crowd.ok(crowd.bots[name], "deposit", amount=amount, key=key)
             check_money(engine, deposits)
