@@ -12,11 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokerroom.casino import money
 from pokerroom.casino.core import blackjack
 from pokerroom.casino.core.blackjack import BlackjackRound
 from pokerroom.casino.core.blackjack_settle import cancel_recorded
 from pokerroom.casino.core.cards import Shoe, cards
 from pokerroom.casino.core.results import Bet
+from pokerroom.casino.games import Settled
 from tests.casino.conftest import table
 
 SPARE = "2c 2c 2c 2c 2c 2c"
@@ -171,8 +173,8 @@ def test_partial_cancel_is_capped_per_player() -> None:  # BJ-19, K-12
 @given(seed=st.integers(0, 2**32), boxes=st.integers(1, 4), stop=st.integers(0, 12))
 def test_cancel_anywhere_moves_every_stake_once(seed: int, boxes: int, stop: int) -> None:
     """Cancelled after `stop` random decisions: the lines carry every stake of the round (the
-    bets, doubles, splits and insurance), each returns 0, half, the stake or a capped win, and
-    the record's cancellation is the same (so a crash settles as the table would have)."""
+    bets, doubles, splits and insurance), each returns 0, half, the stake or a win, and the
+    round's ledger transaction balances and empties its in_play (conservation, L-5)."""
     rng = random.Random(seed)
     game = BlackjackRound(
         rules(dealer_hole_card=rng.choice(["peek", "enhc"])),
@@ -194,9 +196,15 @@ def test_cancel_anywhere_moves_every_stake_once(seed: int, boxes: int, stop: int
             getattr(game, action)(number)
     staked = sum(box.stake for box in game.boxes) + sum(e.stake for e in game.events)
     peeked = sum(e.stake for e in game.events if e.kind == "peek")
-    done = {line.spot: line for line in game.cancel().lines}
-    lines = list(done.values())
+    cap = rng.choice([None, 500])
+    record = json.loads(json.dumps(game.progress()))
+    cancelled = game.cancel(cap)
+    assert cancel_recorded(record, cap) == cancelled  # a crash cancels as the table would
+    lines = list(cancelled.lines)
     assert sum(line.stake for line in lines) == staked - peeked
+    # the ledger's transaction (L-5): balanced, and the round's in_play emptied
+    legs = money.settlement("r", "t", "USD", Settled(cancelled), review_at=rng.choice([None, 300]))
+    assert sum(legs.values()) == 0 and legs[money.in_play("r", "USD")] == -(staked - peeked)
     for line in lines:
         assert line.returned in (0, line.stake // 2, line.stake) or (
             line.stake < line.returned <= line.stake * 5 // 2
