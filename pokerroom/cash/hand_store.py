@@ -1,21 +1,22 @@
 """HandStore: the table's persistence as Deferreds, run in the ledger's thread pools (ARCH 7).
 
 Hands, seats and money go down the ledger's money lane and are retried through an outage
-(each write is idempotent: store.py, memory.py); a hand's settlement goes through the
-ledger's group commit (`LedgerService.settle`), many tables' hands in one transaction; hand
-histories are reads, in the bounded read lane, so that no history request ever delays a hand
-(docs/ARCHITECTURE.md rule 16).
+(each write is idempotent: store.py, memory.py); a hand's start and its settlement go through
+the ledger's group commit (`LedgerService.commit_in_batch`, `settle`), many tables' hand starts
+and settlements in one transaction; hand histories are reads, in the bounded read lane, so that
+no history request ever delays a hand (docs/ARCHITECTURE.md rule 16).
 
 In cluster mode the store of a table is handed a `WriteFence` (the node's lease of the table,
 docs/design/cluster.md): every write of the table then runs on the fence's engine, whose write
-transactions begin with the lease check, and a settlement in a group commit runs the check in
-the batch's transaction; a write refused (`lease_lost`) is reported to the fence. Without a
-fence (one process) nothing is checked.
+transactions begin with the lease check, and a hand start or settlement in a group commit
+runs the check in the batch's transaction; a write refused (`lease_lost`) is reported to the
+fence. Without a fence (one process) nothing is checked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
@@ -104,10 +105,22 @@ class HandStore:
         start_stacks: Mapping[str, int],
         seats: list[SeatRow],
     ) -> Deferred[None]:
-        """The `started` hands row and the seats, before the first card (C-12)."""
-        return self._write(
-            store.start_hand, hand_id, table_id, number, now_ms, dict(start_stacks), seats
+        """The `started` hands row and the seats, before the first card (C-12): in the ledger's
+        group commit with other tables' hand starts and settlements; fires after the commit."""
+        work: Callable[[Connection], None] = partial(
+            store.start_hand_on,
+            hand_id=hand_id,
+            table_id=table_id,
+            number=number,
+            now_ms=now_ms,
+            start_stacks=dict(start_stacks),
+            seats=list(seats),
         )
+        fence = self.fence
+        d = self.ledger.commit_in_batch(work if fence is None else _checked(fence, work))
+        if fence is not None:
+            d.addErrback(self._refused)
+        return d.addCallback(_nothing)
 
     def settle_hand(
         self,
@@ -152,7 +165,7 @@ class HandStore:
         )
         if fence is not None:
             d.addErrback(self._refused)
-        return d.addCallback(lambda _: None)
+        return d.addCallback(_nothing)
 
     def histories(
         self, player_id: str, table_id: str | None = None, limit: int = 20
@@ -200,6 +213,10 @@ class HandStore:
             declined,
             missed,
         )
+
+
+def _nothing(_: object) -> None:
+    return None
 
 
 def _checked(fence: WriteFence, work: Callable[[Connection], None]) -> Callable[[Connection], None]:

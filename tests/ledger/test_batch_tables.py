@@ -8,6 +8,7 @@ tables' hands share one transaction, and a hand settled again is a replay that w
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -29,6 +30,7 @@ from tests.postgres import fresh_pg_schema
 
 USD = "USD"
 TABLES = 6
+STARTS = 4  # next hands started in the same batch as the six settlements (it holds ten)
 
 
 def seat(n: int, player: str, stack: int = 1_000) -> store.SeatRow:
@@ -123,6 +125,44 @@ def test_six_tables_settle_in_one_transaction_each_hand_whole(
     assert count(engine, "cash_hand_histories") == TABLES
     assert balance(engine, house(AccountKind.HOUSE_RAKE, USD)).balance == 2 * TABLES + 1
     assert check_ledger(engine).ok
+
+
+def test_hand_starts_share_the_settlements_commit_and_run_twice_change_nothing(
+    writer: Room, engine: sa.Engine
+) -> None:
+    """C-12: six tables settle their hand and four next hands start (`started` row and seats)
+    in ONE commit (the batch holds ten); each start fires after it with its row stored; a
+    start sent again (a retry after a lost answer) keeps the stored row, rewrites the seats."""
+    hands = HandStore(writer.service)
+
+    def starts() -> list[Deferred[None]]:
+        return [
+            hands.start_hand(
+                f"t{t}-2", f"t{t}", 2, 11, {f"a{t}": 1_018, f"b{t}": 980},
+                [seat(0, f"a{t}", 1_018), seat(1, f"b{t}", 980)],
+            )
+            for t in range(STARTS)
+        ]  # fmt: skip
+
+    before = writer.commits
+    assert writer.answers([*settle_all(hands), *starts()]) == [None] * (TABLES + STARTS)
+    assert writer.commits - before == 1
+    assert count(engine, "cash_hands", status="started") == STARTS
+    assert count(engine, "cash_hands", status="settled") == TABLES
+    with engine.connect() as conn:
+        stacks = conn.execute(
+            sa.text("SELECT table_id, player_id, stack FROM cash_seats ORDER BY table_id, seat")
+        ).all()
+        row = conn.execute(
+            sa.text("SELECT number, started_at_ms, start_stacks FROM cash_hands WHERE id = 't0-2'")
+        ).one()
+    assert [s for _, _, s in stacks] == [1_018, 980] * STARTS + [1_000, 1_000] * (TABLES - STARTS)
+    assert (row.number, row.started_at_ms) == (2, 11)
+    stored = row.start_stacks  # PostgreSQL's driver parses JSON; SQLite's gives the text
+    assert (json.loads(stored) if isinstance(stored, str) else stored) == {"a0": 1_018, "b0": 980}
+    assert writer.answers(starts()) == [None] * STARTS  # again: nothing new, no error
+    assert count(engine, "cash_hands") == TABLES + STARTS
+    assert count(engine, "cash_seats") == 2 * TABLES
 
 
 def test_a_hand_whose_unit_fails_leaves_no_money_moved_and_the_others_commit(

@@ -44,7 +44,10 @@ from tests.server.harness import Client, Room
 
 USD = "USD"
 STEP = 0.5  # fake seconds between two looks at the room
-SETTINGS = LedgerSettings(read_queue_max=64, retry_seconds=2.0)
+#: batch_max_ms = 0: hand starts and settlements go to the group commit, whose first item waits
+#: up to batch_max_ms for others; this fake clock moves in STEPs of 0.5 s, so a 5 ms wait would
+#: cost a whole step per write. These tests are about outages and floods, not grouping.
+SETTINGS = LedgerSettings(read_queue_max=64, retry_seconds=2.0, batch_max_ms=0.0)
 
 
 # ---------------------------------------------------------------------- a room of bots
@@ -536,7 +539,7 @@ def test_sqlite_outage_tables_pause_and_deal_again_with_money_exact(
     """C-12: another connection holds the SQLite write lock for 4 s (reads go on: WAL); the
     tables pause (not halt), then deal again; every cent is where it should be."""
     lock = WriteLock(tmp_path / "room.sqlite")
-    quick = LedgerSettings(retry_seconds=1.0, backoff_first_seconds=0.25)
+    quick = LedgerSettings(retry_seconds=1.0, backoff_first_seconds=0.25, batch_max_ms=0.0)
     try:
         with bots_room(reactor, clock, sqlite_engine, settings=quick) as bots:
             outage_run(bots, lock.take, lock.release, 4.0, ("deposit",))
