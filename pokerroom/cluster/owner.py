@@ -3,7 +3,8 @@
 For each table it owns, the node answers `<p>.table.<id>.cmd` by calling its real table actor
 for the player named in the command (chat through its lobby, which checks, keeps and
 broadcasts the line), and publishes each broadcast of the table on `<p>.table.<id>.ev` with the
-table's sequence number (from 1, per owner and lease epoch) and the audience it is for. A
+table's sequence number (from 1, per owner and lease epoch) and the audience it is for; a
+broadcast whose whole audience is connected here is not published and uses no number. A
 message for one player not connected here goes out on `<p>.player.<name>` (hole cards, C-15:
 only the node holding that player's session listens). Lobby lines go out on `<p>.lobby` when a
 seat is taken or left, after a request that may change the counts, and every
@@ -176,8 +177,13 @@ class TableServer:
         """A broadcast of a served table, for its audience on every node, numbered."""
         if table_id not in self.served:
             return
+        head = frame[:32]
+        if any(change in head for change in _SEAT_CHANGES):
+            self.publish_line(table_id)
         skip = set(exclude)
         audience = [p for p in self.hub.audience_of(table_id) if p not in skip]
+        if all(self.hub.session_of(p) is not None for p in audience):
+            return  # all of them connected here: nothing to carry (and no number used up)
         seq = self.seq[table_id] = self.seq.get(table_id, 0) + 1
         event = TableEvent(
             table_id=table_id,
@@ -188,9 +194,6 @@ class TableServer:
             frame=frame,
         )
         self.bus.publish_quietly(self.subjects.table_ev(table_id), encode(event))
-        head = frame[:32]
-        if any(change in head for change in _SEAT_CHANGES):
-            self.publish_line(table_id)
 
     def send(self, player: str, frame: bytes) -> None:
         """A message for one player who is not connected here (C-15: their subject only)."""

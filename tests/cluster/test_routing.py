@@ -369,3 +369,22 @@ def test_a_ban_made_on_a_is_enforced_on_b_and_so_is_its_lift(
     assert b.bans.asked[1] == ("lift", "ann", False)
     settle(loop, a, b)
     assert a.bans.asked == []
+
+
+def test_a_broadcast_heard_only_on_the_owner_stays_there_and_numbers_run_on_without_gap(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    a, b = nodes
+    bob = login(b, "bob")
+    ann = login(a, "ann")
+    settle(loop, a, b)
+    ask(loop, b, "bob", type="sit", table_id="t1", buy_in=80)
+    table_b(b).deal("h1")  # bob alone, on b: nothing goes on the bus
+    assert b.routing.server.seq["t1"] == 0 and len(bob.of("chat")) == 1
+    ask(loop, a, "ann", type="observe", table_id="t1")
+    table_b(b).deal("h2")
+    until(loop, lambda: ann.of("chat"))
+    assert b.routing.server.seq["t1"] == 1
+    table_b(b).deal("h3")
+    until(loop, lambda: len(ann.of("chat")) == 2)
+    assert a.routing.remote.gaps == 0 and a.routing.remote.last["t1"][2] == 2
