@@ -146,4 +146,7 @@ def test_an_older_progress_never_replaces_a_newer_one(casino: Casino) -> None:
     older = {**newer, "moves": newer["moves"] - 1, "boxes": []}
     store.save_progress(casino.engine, round_id, older)
     assert json.loads(row(casino, round_id).outcome) == newer
+    assert "7d" not in row(casino, round_id).outcome  # never the hole card
+    (mine,) = casino.wait(casino.store.history("alice"))
+    assert (mine.status, mine.outcome, mine.paid) == ("open", {}, None)  # the record stays inside
     actor.stop()
