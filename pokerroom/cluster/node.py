@@ -42,6 +42,8 @@ from pokerroom.ledger.service import LedgerService
 log = structlog.get_logger("pokerroom.cluster")
 #: PostgreSQL ends a transaction of a node left idle this long (at least; or the margin).
 IDLE_TRANSACTION_SECONDS = 2.0
+#: An extra round runs this long after a lease it waits for expires (clocks are the database's).
+EXPIRY_SLACK = 0.05
 
 
 class ResourceHost(Protocol):
@@ -76,6 +78,7 @@ class Round:
     renewed: frozenset[str]
     live: int  # nodes alive and not draining (this one included unless it drains)
     owners: dict[str, str]  # resource -> owner, of the leases not expired
+    expiring: dict[str, float]  # resource -> seconds to expiry, of those leases
 
 
 def one_round(
@@ -85,7 +88,10 @@ def one_round(
     draining = leases.heartbeat(engine, name)
     renewed = leases.renew(engine, name, held, ttl)
     live = sum(1 for n in leases.live_nodes(engine, live_within) if not n.draining)
-    return Round(draining, frozenset(renewed), live, leases.owners(engine))
+    found = [lease for lease in leases.leases(engine) if lease.expires_in > 0]
+    owners = {lease.resource: lease.owner for lease in found}
+    expiring = {lease.resource: lease.expires_in for lease in found}
+    return Round(draining, frozenset(renewed), live, owners, expiring)
 
 
 class ClusterNode(Service):
@@ -120,6 +126,7 @@ class ClusterNode(Service):
         self._loop.clock = clock
         self._round: Deferred[Any] | None = None  # the round in flight
         self._watchdog: IDelayedCall | None = None
+        self._early: IDelayedCall | None = None  # an extra round when a lease we want expires
         self.rounds = 0
 
     # ------------------------------------------------------------------ interfaces
@@ -154,6 +161,8 @@ class ClusterNode(Service):
         if self._loop.running:
             self._loop.stop()
         self._cancel_watchdog()
+        if self._early is not None and self._early.active():
+            self._early.cancel()
         releases = []
         for resource in sorted(self.held):
             epoch = self.held[resource]
@@ -259,6 +268,11 @@ class ClusterNode(Service):
         if self.held.get(resource) == epoch:
             self._lose(resource, "write_fenced")
 
+    @property
+    def configured(self) -> frozenset[str]:
+        """Every resource the host runs."""
+        return frozenset(self.host.resources())
+
     def _share(self, found: Round) -> int:
         """How many resources this node should own: ceil(resources / live nodes)."""
         return math.ceil(len(self.host.resources()) / max(1, found.live))
@@ -298,6 +312,7 @@ class ClusterNode(Service):
         if self.draining or not self.running:
             return
         share = self._share(found)
+        self._round_at_expiry(found)
         for resource in self.host.resources():
             if len(self.held) >= share or not self.running:
                 return
@@ -310,6 +325,21 @@ class ClusterNode(Service):
             if epoch is None or not self.running:
                 continue
             self._take(resource, int(epoch), sent)
+
+    def _round_at_expiry(self, found: Round) -> None:
+        """An extra round just after the soonest other node's lease of these resources
+        expires, when that is before the next round (a live node's never is: it renews every
+        round): a dead node's tables are taken then, not up to `renew_seconds` later. (Its
+        heartbeat, written with its renewal, says it is dead from then on: the share grows.)"""
+        if self.draining or (self._early is not None and self._early.active()):
+            return
+        theirs = [
+            seconds
+            for resource, seconds in found.expiring.items()
+            if resource in self.configured and found.owners.get(resource) != self.node
+        ]
+        if theirs and min(theirs) < self.settings.renew_seconds:
+            self._early = self.clock.callLater(min(theirs) + EXPIRY_SLACK, self.tick)
 
     def _take(self, resource: str, epoch: int, sent: float) -> None:
         self.held[resource] = epoch

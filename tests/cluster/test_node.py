@@ -6,6 +6,7 @@ waits for each table's hand to end and keeps the epoch for the next owner to bum
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any, cast
 
@@ -19,7 +20,7 @@ from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster import leases
 from pokerroom.cluster.config import ClusterSettings
 from pokerroom.cluster.leases import LeaseLost
-from pokerroom.cluster.node import ClusterNode
+from pokerroom.cluster.node import EXPIRY_SLACK, ClusterNode
 from pokerroom.ledger import make_engine
 from pokerroom.ledger.errors import ServiceUnavailable
 from pokerroom.ledger.service import LedgerService
@@ -175,3 +176,21 @@ def test_drain_hands_each_table_over_once_its_hand_has_ended(engine: Engine) -> 
     clock.advance(SETTINGS.renew_seconds)
     assert a.owned() == frozenset() and b.owned() == {"table:h0", "table:h1"}
     assert b.epoch("table:h1") == 2
+
+
+def test_a_dying_lease_is_taken_as_it_expires_not_at_the_next_round(engine: Engine) -> None:
+    """Another node's lease that runs out before the next round (it stopped renewing: dead)
+    brings an extra round just after its expiry: the table is taken then, not up to
+    `renew_seconds` later (failover time)."""
+    clock = Clock()
+    host = Host(2)
+    assert leases.take(engine, "table:h1", "x", 0.4) == 1  # x: no heartbeat, 0.4 s left
+    b, _ = node("b", engine, host, clock)
+    assert b.owned() == {"table:h0"}
+    deadline = time.monotonic() + 5
+    while "table:h1" in leases.owners(engine):  # the database clock runs out x's lease
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    clock.advance(0.4 + EXPIRY_SLACK)
+    assert b.owned() == {"table:h0", "table:h1"} and b.epoch("table:h1") == 2
+    assert clock.seconds() < SETTINGS.renew_seconds  # before the next regular round
