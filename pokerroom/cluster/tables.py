@@ -7,19 +7,25 @@ voids the hand the last owner left `started` and restores its stacks, reseats th
 their escrows, and the table deals again; only then is it in the lobby. Losing the lease closes
 the actor (its unfinished hand stays `started`, for the next owner to void) and takes it out of
 the lobby. `hold` and `idle` serve a drain: no new hand, then hand over once none runs.
+
+A table staff paused or closed (docs/ADMIN.md, stored in `table_controls`) stays so on every
+node: its stored state is read before the table starts, the table is held before it can deal,
+and the room applies the state once the table is in its lobby (`add(actor, state)`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 
+from pokerroom.admin.table_handlers import CLOSED
 from pokerroom.cash.actor import Shuffler, TableActor
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore, WriteFence
 from pokerroom.cash.policies import RoomPolicies
 from pokerroom.cash.roster import IDLE
+from pokerroom.cash.store import Recovery
 from pokerroom.cluster.leases import TABLE, resource_of
 from pokerroom.ledger.service import LedgerService
 from pokerroom.server.reactor import IRoomReactor
@@ -38,8 +44,9 @@ class ClusterTables:
         listener: TableListener,
         rng: Shuffler,
         policies: RoomPolicies,
-        add: Callable[[TableActor], None],
+        add: Callable[[TableActor, str | None], None],
         remove: Callable[[str], None],
+        staff_state: Callable[[str], Deferred[str | None]] | None = None,
     ) -> None:
         self.reactor = reactor
         self.ledger = ledger
@@ -48,6 +55,7 @@ class ClusterTables:
         self.rng = rng
         self.policies = policies
         self._add, self._remove = add, remove  # the room's lobby
+        self._staff_state = staff_state  # a table's stored staff hold (None: none kept)
         self.actors: dict[str, TableActor] = {}  # resource -> the open table
 
     def resources(self) -> list[str]:
@@ -67,12 +75,22 @@ class ClusterTables:
             policies=self.policies,
         )
         self.actors[resource] = actor
+        held: dict[str, str | None] = {"state": None}
+
+        def start(state: str | None) -> Deferred[Recovery]:
+            held["state"] = state
+            if state is not None:
+                actor.hold(closed=state == CLOSED)  # before it can deal a hand
+            return actor.start()
 
         def started(_: object) -> None:
             if self.actors.get(resource) is actor and not actor.closed:
-                self._add(actor)
+                self._add(actor, held["state"])
 
-        return actor.start().addCallback(started)
+        stored: Deferred[str | None] = (
+            self._staff_state(config.table_id) if self._staff_state is not None else succeed(None)
+        )
+        return stored.addCallback(start).addCallback(started)
 
     def close(self, resource: str) -> None:
         """Stop the table: out of the lobby, no timer, no write (its hand is void next time)."""

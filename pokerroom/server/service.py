@@ -223,8 +223,10 @@ class RoomService(MultiService):
         from pokerroom.cluster.node import ClusterNode
         from pokerroom.cluster.tables import ClusterTables
 
-        def add(actor: TableActor) -> None:
+        def add(actor: TableActor, staff_state: str | None) -> None:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
+            if staff_state is not None and self.admin is not None:  # paused or closed by staff
+                self.admin.apply_table_state(actor.table_id, staff_state)
 
         self.cluster_tables = ClusterTables(
             self.reactor,
@@ -235,6 +237,7 @@ class RoomService(MultiService):
             policies=self.policies,
             add=add,
             remove=self._remove_table,
+            staff_state=self._staff_state if self.admin is not None else None,
         )
         self.cluster = ClusterNode(
             node, self.ledger, self.cluster_tables, self.settings.cluster, clock=self.reactor
@@ -263,6 +266,13 @@ class RoomService(MultiService):
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)
+
+    def _staff_state(self, table_id: str) -> Deferred[str | None]:
+        """The hold staff stored for a table (`paused`, `closed`), or None (docs/ADMIN.md)."""
+        from pokerroom.admin.store import table_states
+
+        states: Deferred[dict[str, str]] = self.ledger.read(table_states)
+        return states.addCallback(lambda found: found.get(table_id))
 
     def _remove_table(self, table_id: str) -> None:
         """A cluster node stopped acting on a table: out of this node's lobby."""

@@ -7,22 +7,31 @@ store (one process, no --cluster) writes as before."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+from twisted.internet.defer import succeed
+from twisted.internet.task import Clock
 
+from pokerroom.cash.actor import TableActor
+from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.hand_store import HandStore
-from pokerroom.cash.store import escrow
+from pokerroom.cash.policies import RoomPolicies
+from pokerroom.cash.store import SeatRow, escrow, seat_player
 from pokerroom.cluster import leases
 from pokerroom.cluster.fence import LeaseFence
 from pokerroom.cluster.leases import LeaseLost
-from pokerroom.ledger.kinds import external
+from pokerroom.cluster.tables import ClusterTables
+from pokerroom.ledger.kinds import external, wallet
 from pokerroom.ledger.reports import balance
 from pokerroom.ledger.service import LedgerSettings
 from pokerroom.ledger.transfers import move
+from pokerroom.server.reactor import IRoomReactor
+from pokerroom.table.views import TableListener
 from tests.ledger.conftest import QueueReactor
 from tests.ledger.group_commit import Room
 
@@ -93,3 +102,55 @@ def test_a_fenced_settlement_fails_alone_and_the_node_hears_it(room: Room, pg: E
     assert hand_status(pg, "f1-2") is None and lost == [("table:f1", 1), ("table:f1", 1)]
     (plain,) = room.answers([HandStore(room.service).start_hand("f1-3", "f1", 3, 9, {}, [])])
     assert plain is None and hand_status(pg, "f1-3") == "started"  # no fence: no check
+
+
+class Lobby:
+    """What the room's lobby is told as the node opens a table."""
+
+    def __init__(self) -> None:
+        self.added: dict[str, str | None] = {}
+
+    def add(self, actor: TableActor, state: str | None) -> None:
+        self.added[actor.table_id] = state
+
+
+@pytest.mark.parametrize("state", ["closed", "paused", None])
+def test_a_table_staff_held_stays_held_on_the_node_that_takes_it(
+    room: Room, pg: Engine, state: str | None
+) -> None:
+    """docs/ADMIN.md table controls across nodes: the stored hold is read before the table
+    starts and applied before it can deal (two players seated and ready would be dealt in at
+    once otherwise); the room is told the state to apply with the table."""
+    table = f"h-{state}"
+    for n, player in enumerate(("p", "q")):
+        move(pg, key=f"w:{table}:{player}", kind="deposit", currency=USD, source=external(USD),
+             destination=wallet(player, USD), amount=100)  # fmt: skip
+        row = SeatRow(n, player, "s", 100, 0, 0, 0, False, False, False)
+        seat_player(pg, table, row, USD, f"buy:{table}:{player}")
+    lobby = Lobby()
+    clock = Clock()
+    tables = ClusterTables(
+        cast(IRoomReactor, clock), room.service, [CashTableConfig(table)],
+        listener=cast(TableListener, Quiet()), rng=random.Random(1),
+        policies=RoomPolicies(HandStore(room.service)), add=lobby.add, remove=lambda _: None,
+        staff_state=lambda _: succeed(state),
+    )  # fmt: skip
+    epoch = leases.take(pg, f"table:{table}", "a", 10)
+    assert epoch is not None
+    fence = LeaseFence(f"table:{table}", "a", epoch, lambda r, e: None)
+    room.answers([tables.open(f"table:{table}", fence)])
+    actor = tables.actors[f"table:{table}"]
+    assert lobby.added == {table: state}
+    assert actor.staff_hold == state
+    clock.advance(CashTableConfig(table).between_hands_seconds + 1)
+    assert actor.hand_running is (state is None)  # dealt only when no hold was stored
+
+
+class Quiet:
+    """A table listener that hears nothing."""
+
+    def broadcast(self, *args: Any) -> None:
+        """Nobody listens."""
+
+    def send(self, *args: Any) -> None:
+        """Nobody listens."""
