@@ -1,7 +1,8 @@
 """A tournament actor on a real SQLite ledger, a fake clock and a seeded RNG (no mocks).
 
 The ledger runs its real thread pool; results come back through `Pump` and run on the test
-thread, so every test is deterministic.
+thread, and `Room.settle` waits for every piece of ledger work to answer before the clock moves,
+so every test is deterministic (however loaded the machine).
 """
 
 from __future__ import annotations
@@ -75,8 +76,18 @@ class Room:
         return box[0]
 
     def settle(self, actor: TournamentActor) -> None:
-        """Let every posted transfer land."""
-        while actor.cashier.in_flight or not self.pump.calls.empty():
+        """Let every posted transfer land, and every other piece of ledger work answer (a
+        ticket read, a refund job's steps, a cash settlement), so that what the test does next
+        never races the database thread.
+
+        The signal is `ledger.working`: it goes up on this thread when work is handed to a
+        database thread and down on this thread when its answer runs here (from the pump), so
+        "0 and nothing queued" means nothing is in a database thread or on its way back. Work
+        that waits for the clock (a retry after a transient failure, a batch waiting for
+        `batch_max_ms`) is not counted: it needs the clock to move, which settling never does.
+        """
+        ledger = self.ledger
+        while actor.cashier.in_flight or ledger.working or not self.pump.calls.empty():
             f, args, kwargs = self.pump.calls.get(timeout=30)
             f(*args, **kwargs)
 

@@ -266,11 +266,9 @@ def test_a_tournament_beside_cash_tables_is_all_in_batches_and_conserves_money(
     stacks = dict.fromkeys(players, 5_000)
     deposits = 12 * 2_000 + 2 * 5_000
     hands = 0
-    while actor.status in ("registering", "running"):
-        room.settle(actor)
-        calls = room.clock.getDelayedCalls()
-        assert calls and room.clock.seconds() - START < 3 * 24 * 3600, "stuck"
-        room.clock.advance(max(0.0, min(c.getTime() for c in calls) - room.clock.seconds()))
+
+    def cash_hand() -> None:
+        nonlocal hands
         loser, winner = rng.sample(players, 2)
         pot = rng.randint(1, min(400, stacks[loser]))
         rake = pot // 20
@@ -282,6 +280,16 @@ def test_a_tournament_beside_cash_tables_is_all_in_batches_and_conserves_money(
             postings=[(escrow(loser), -pot), (escrow(winner), pot - rake)]
             + ([(RAKE, rake)] if rake else []),
         )  # fmt: skip
+
+    while actor.status in ("registering", "running"):
+        room.settle(actor)  # the writer is idle: the next settlement is written alone ...
+        calls = room.clock.getDelayedCalls()
+        assert calls and room.clock.seconds() - START < 3 * 24 * 3600, "stuck"
+        cash_hand()
+        # ... and the tournament's hands ended by this timer, with the next cash hand, wait
+        # for it and share the next batch (the harness settles deterministically)
+        room.clock.advance(max(0.0, min(c.getTime() for c in calls) - room.clock.seconds()))
+        cash_hand()
     room.run_to_end(actor)
     while room.ledger.waiting_settlements or room.ledger.working:
         f, args, kwargs = room.pump.calls.get(timeout=30)
