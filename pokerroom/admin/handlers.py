@@ -10,6 +10,7 @@ act: docs/ARCHITECTURE.md rule 14). A refused command changes nothing and writes
 
 - `table_handlers`: cash tables (list, show, pause, resume, close, kick);
 - `casino_handlers`: casino tables (list, close, open, void a round);
+- `casino_held`: casino wins held for staff review (K-13: list, release);
 - `player_handlers`: players (show, ban, unban, block lift, mute, unmute, moderator);
 - `money_handlers`: wallet corrections, approvals (P-2), funding the house's accounts and
   the audit log;
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from pokerroom.admin import (
     casino_handlers,
+    casino_held,
     money_handlers,
     ops_handlers,
     player_handlers,
@@ -32,6 +34,7 @@ from pokerroom.admin import (
 
 __all__ = [
     "casino_handlers",
+    "casino_held",
     "money_handlers",
     "ops_handlers",
     "player_handlers",

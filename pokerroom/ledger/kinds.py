@@ -62,6 +62,7 @@ class TransferKind(StrEnum):
     CASINO_BET = "casino_bet"  # a confirmed casino bet: wallet -> the round's in_play (L-2)
     CASINO_SETTLEMENT = "casino_settlement"  # a casino round settled (L-3)
     CASINO_VOID = "casino_void"  # a casino round voided: every stake back (L-5)
+    CASINO_RELEASE = "casino_release"  # staff release a reviewed casino win: held -> wallet (K-13)
     HOUSE_FUNDING = "house_funding"  # the operator funds a house account, or takes money back
     TRANSFER = "transfer"
 
