@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -81,6 +82,9 @@ class Bus:
         self.nc: Client | None = None
         #: Times the connection came back after being lost (for tests and status).
         self.reconnects = 0
+        self._outgoing: deque[tuple[str, bytes]] = deque()
+        self._draining = False
+        self._drainer: asyncio.Future[None] | None = None
         self.log = log.bind(node=name)
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -168,12 +172,31 @@ class Bus:
         return self._run(_publish(nc, subject, payload))
 
     def publish_quietly(self, subject: str, payload: bytes) -> None:
-        """Publish, logging (not raising) a failure: for events nobody waits for."""
+        """Publish what nobody waits for (events, bells): queued, and sent in order by one
+        task per reactor turn, not one task a message; dropped (logged) while NATS is away."""
+        if not self.connected:
+            self.log.debug("publish_dropped", subject=subject, error="not connected")
+            return
+        self._outgoing.append((subject, payload))
+        if not self._draining:
+            self._draining = True
+            loop = self.loop if self.loop is not None else asyncio.get_event_loop()
+            self._drainer = asyncio.ensure_future(self._drain(), loop=loop)  # kept: not GC'd
 
-        def failed(failure: Failure) -> None:
-            self.log.debug("publish_dropped", subject=subject, error=str(failure.value))
-
-        self.publish(subject, payload).addErrback(failed)
+    async def _drain(self) -> None:
+        try:
+            while self._outgoing:
+                subject, payload = self._outgoing.popleft()
+                nc = self.nc
+                if nc is None or not nc.is_connected:
+                    self.log.debug("publish_dropped", subject=subject, error="not connected")
+                    continue
+                try:
+                    await nc.publish(subject, payload)
+                except (nats.errors.Error, OSError) as exc:
+                    self.log.debug("publish_dropped", subject=subject, error=repr(exc))
+        finally:
+            self._draining = False
 
     def subscribe(self, subject: str, handler: Handler) -> Deferred[Subscription]:
         """Call `handler(payload, reply)` on the reactor thread for each message on `subject`
