@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import click
 
 from pokerroom.cli.admin_base import admin, change, show, staff_change, staff_of, staff_read
@@ -62,3 +64,39 @@ def casino_void(ctx: click.Context, table_id: str, reason: str, yes: bool) -> No
     )  # fmt: skip
     for back in result.get("refunds", []):
         click.echo(f"  {back['player']}: {money(back['amount'], result['currency'])} back")
+
+
+@casino.command("held")
+@staff_read
+def casino_held(ctx: click.Context, as_json: bool) -> None:
+    """Every casino win held for staff review (K-13): player and amount."""
+    result = staff_of(ctx).call("casino_held_list")
+    rows = [(h["player"], money(h["amount"], h["currency"])) for h in result["held"]]
+    show(result, as_json, lambda _: show_table("held casino wins", ["player", "held"], rows))
+
+
+@casino.command("release")
+@click.argument("name")
+@click.option("--amount", type=int, required=True, help="Cents to release, at most what is held.")
+@click.option("--currency", default=None, help="Default: the room's.")
+@click.option(
+    "--key", default=None, help="Idempotency key (default: a new one); repeat it to retry safely."
+)
+@staff_change("required")
+def casino_release(
+    ctx: click.Context,
+    name: str,
+    amount: int,
+    currency: str | None,
+    key: str | None,
+    reason: str,
+    yes: bool,
+) -> None:
+    """Release AMOUNT of NAME's held casino wins to the wallet once reviewed (K-13)."""
+    what = f"{amount} cents" if currency is None else money(amount, currency)
+    result = change(
+        ctx, yes, f"release {what} of {name}'s held wins", "casino_held_release", player=name,
+        amount=amount, currency=currency, reason=reason, key=key or uuid.uuid4().hex,
+    )  # fmt: skip
+    cur = result["currency"]
+    click.echo(f"  held {money(result['held'], cur)}, wallet {money(result['wallet'], cur)}")

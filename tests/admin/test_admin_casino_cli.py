@@ -41,3 +41,10 @@ def test_the_casino_commands(tmp_path: Path) -> None:
         assert run("void", "roulette-1", "--yes").exit_code == 2  # --reason is required
         actions = [r.action for r in room.audit_rows()]
         assert actions[-2:] == ["casino_table_close", "casino_table_open"]
+        held = run("held", "--json")  # K-13: nothing held in a fresh room
+        assert held.exit_code == 0 and json.loads(held.output) == {"held": []}, held.output
+        assert "held casino wins" in run("held").output
+        release = ["release", "ann", "--amount", "100", "--reason", "reviewed", "--yes"]
+        refused = run(*release)  # floor may not: releasing money is an admin's
+        assert refused.exit_code == 1 and "forbidden" in refused.output, refused.output
+        assert run(*release[:4], "--yes").exit_code == 2  # --reason is required
