@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 from pokerroom.ledger import make_engine
 from tests.cluster.nodes import RENEW, TABLES, TTL, Cluster, wait_for
@@ -92,6 +93,25 @@ def epochs(c: Cluster) -> dict[str, int]:
     return {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
 
 
+def wallet(c: Cluster, player: str) -> int:
+    """A player's wallet balance."""
+    with c.engine.connect() as conn:
+        found = conn.execute(
+            sa.text("SELECT balance FROM accounts WHERE kind = 'wallet' AND owner = :p"),
+            {"p": player},
+        ).scalar_one()
+    return int(found)
+
+
+def topups(c: Cluster) -> int:
+    """Top-up transfers in the journal."""
+    with c.engine.connect() as conn:
+        found = conn.execute(
+            sa.text("SELECT count(*) FROM journal WHERE idempotency_key LIKE 'topup:%'")
+        ).scalar_one()
+    return int(found)
+
+
 def test_status_shows_the_split(cluster: Cluster) -> None:
     """`cluster status --json`: both nodes alive (heartbeat within the TTL), not draining, two
     tables each, each lease unexpired with an epoch."""
@@ -151,17 +171,25 @@ def test_sigkill_an_owner_mid_hand_the_other_node_deals_again(cluster: Cluster) 
 
 
 def test_a_paused_owner_comes_back_fenced(cluster: Cluster) -> None:
-    """SIGSTOP a past its leases; b takes them over (new epochs) and deals; SIGCONT a: a stops
-    those tables on its own (not renewed, lease lost or a write fenced), every write it tried
-    was refused with lease_lost, no hand doubled (one settlement each), money exact."""
+    """SIGSTOP a past its leases; b takes them over (new epochs) and deals; a player still
+    connected to a asks a top-up meanwhile (it waits in a's socket); SIGCONT a: a stops those
+    tables on its own (not renewed, lease lost or a write fenced). The top-up is either written
+    by a for the table it lost — refused by the fence, nothing moved — or, when a has stopped
+    the table first, routed to its owner b and made there once: never twice. No hand doubled
+    (one settlement each), money exact."""
     c = cluster
     crowd = c.crowd
     assert crowd is not None
     a_tables = c.tables_of("a")
     crowd.pump(1.5)
+    escrow_of = {p: escrows(c.engine)[f"{t}/{p}"] for t in a_tables for p in c.seated[t]}
+    short = min(escrow_of, key=lambda p: escrow_of[p])  # room to top up under max_buy_in
+    table_of_short = short.split("p")[0]
+    wallet_before = wallet(c, short)
     c.procs["a"].send_signal(signal.SIGSTOP)
     try:
         crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=TTL + RENEW + 10)
+        crowd.send(crowd.bots[short], "top_up", table_id=table_of_short, amount=1)
         last = c.last_numbers()
         c.reconnect(a_tables, "b")
         crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
@@ -184,8 +212,12 @@ def test_a_paused_owner_comes_back_fenced(cluster: Cluster) -> None:
     assert ledger_check(c.url).returncode == 0
     hands = c.hands([f"c{n}" for n in range(TABLES)])
     assert all(r.transfers <= 1 for r in hands.values())
+    assert escrow_of[short] < 200, escrow_of  # the table's rules allowed the top-up
+    made = topups(c)
+    assert made <= 1 and wallet(c, short) == wallet_before - made  # refused, or made once
     print(f"paused owner: {len(lost)} tables stopped ({[e['why'] for e in lost]}),"
-          f" {len(halted)} writes refused")  # fmt: skip
+          f" {len(halted)} tables halted by a refused write,"
+          f" the top-up {'made by the owner' if made else 'refused'}")  # fmt: skip
 
 
 def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) -> None:
