@@ -3,8 +3,9 @@ SIGKILL again and again while settlement batches are in flight, on a SQLite file
 PostgreSQL, and started again on the same database each time.
 
 Bots (real clients over TCP, tests/server/crowd.py's sockets) play eight cash tables with fast
-timers, so that batches hold several tables' hands; the ledger waits `batch_max_ms = 20` for
-a batch to fill. Each run is killed after a pseudo-random time from a fixed seed, at the first
+timers, so that batches hold several tables' hands, and a sit-and-go of two tables whose hand
+records go in the same batches (issue 20 item 1); the ledger waits `batch_max_ms = 20` for a
+batch to fill. Each run is killed after a pseudo-random time from a fixed seed, at the first
 moment the server's log shows a hand over whose result no client has yet (its settlement waits
 for a batch or is in one); meanwhile a bot sends a keyed `deposit` (answered or not before the
 kill) that it sends again, same key, after the restart. After each kill, on the database as
@@ -15,6 +16,8 @@ the kill left it:
   its start-of-hand stacks;
 - every `hand_ended` and `pot_awarded` a client received is of a `settled` hand, and the stacks
   it told are the escrows' balances after the hand's transfer (persist, then tell);
+- no sit-and-go `hand_ended` a client received is later than its table's stored hand, and the
+  stored stacks hold all of its chips (T-18; it resumes after every restart);
 
 and after each restart (recovery done):
 
@@ -82,6 +85,41 @@ between_hands_seconds = 0.05
     )
 )
 
+#: A sit-and-go of two 3-seat tables played beside the cash tables (its hands' seats go in the
+#: same batches), back within its outage window after every kill (T-18: it resumes).
+SNG_PLAYERS = 6
+CHIPS = SNG_PLAYERS * 5000  # its chips, stored as of each table's last completed hand
+SCHEDULE = """
+[[structure]]
+name = "slow"
+starting_stack = 5000
+level_minutes = 30
+levels = [[5, 10], [10, 20], [15, 30]]
+
+[[sit_and_go]]
+name = "kills"
+structure = "slow"
+buy_in = 100
+fee = 10
+players = 6
+max_seats = 3
+between_hands_seconds = 0.05
+outage = { resume_within_minutes = 30, reconnect_seconds = 0.1 }
+"""
+
+
+def sit_and_go(crowd: CashCrowd) -> list[str]:
+    """SNG_PLAYERS bots registered in the open sit-and-go (it starts); their names."""
+    names = [f"sng{n}" for n in range(SNG_PLAYERS)]
+    for name in names:
+        bot = crowd.connect(name, new=True)
+        crowd.ok(bot, "deposit", amount=DEPOSIT)
+        lines = crowd.ok(bot, "tournament_list")["tournaments"]
+        line = next(line for line in lines if line["name"] == "kills")
+        crowd.ok(bot, "tournament_register", tournament_id=line["tournament_id"])
+    return names
+
+
 #: Codes a bot gets when the table acted for it meanwhile (a timeout, the hand over).
 LATE = {"not_your_turn", "no_hand", "hand_over", "not_in_hand", "not_sitting_out"}
 
@@ -101,6 +139,12 @@ class CashCrowd(Crowd):
             bot.answers[frame["id"]] = frame
             if kind == "error" and frame.get("code") not in LATE:
                 self.errors.append({"bot": bot.name, **frame})
+            return
+        if "." in str(frame.get("table_id", "")) or str(kind).startswith("tournament"):
+            super()._frame(bot, frame)  # the sit-and-go's: passive play (check, else fold)
+            if kind == "action_request":  # (also the one a login gets: no tournament_ twin)
+                act = "check" if frame["actions"]["check"] else "fold"
+                self.send(bot, "act", table_id=frame["table_id"], action=act)
             return
         bot.frames.append(frame)
         if kind == "hand_ended":
@@ -139,6 +183,7 @@ class Kill:
     interrupted: int = 0  # `started` at the kill: void after the restart
     told: int = 0  # hands whose result some client had received
     settling: int = 0  # hands over (`hand_ended` logged), their settlement not committed
+    tournament_told: int = 0  # the sit-and-go's hands whose end some client received
     deposit_answered: bool = False
 
 
@@ -239,7 +284,7 @@ def check_at_kill(engine: Engine, crowd: CashCrowd, marks: dict[str, int], kill:
             elif kind == "hand_started":
                 for seat in frame["seats"]:
                     seats[frame["hand_id"], str(seat["seat"])] = seat["player"]
-            elif kind in ("hand_ended", "pot_awarded"):
+            elif kind in ("hand_ended", "pot_awarded") and ":" not in frame["hand_id"]:
                 hand_id = frame["hand_id"]
                 assert hand_id in hands and hands[hand_id].status == "settled", (
                     f"{bot.name} was told {kind} of {hand_id}, not settled in the database"
@@ -313,8 +358,9 @@ class Tail:
             if b'"hand_ended"' in line:
                 with contextlib.suppress(ValueError):
                     record = json.loads(line)
-                    if record.get("event") == "hand_ended" and "hand_id" in record:
-                        self.ended.add(record["hand_id"])
+                    hand_id = record.get("hand_id") if record.get("event") == "hand_ended" else None
+                    if isinstance(hand_id, str) and ":" not in hand_id:  # a cash table's
+                        self.ended.add(hand_id)
         return self.ended
 
 
@@ -329,13 +375,36 @@ def aim(crowd: CashCrowd, tail: Tail, untold: set[str], limit: float = 5.0) -> N
 
 def serve(tmp: Path, url: str) -> tuple[int, subprocess.Popen[str]]:
     args = ["serve", "--db", url, "--port", "0", "--config", str(tmp / "room.toml")]
-    return start_serve([*args, "--schedule", ""], tmp / "server.log")
+    return start_serve([*args, "--schedule", str(tmp / "schedule.toml")], tmp / "server.log")
+
+
+def tournament_told_early(engine: Engine, crowd: CashCrowd, marks: dict[str, int]) -> list[str]:
+    """The sit-and-go's `hand_ended` frames received since `marks` of a hand later than its
+    table's last stored one (T-18: its seats go in the ledger's batch, told after the commit).
+    A table with no stored row (broken up by that very hand) is not judged. Its stored chips
+    are all of its chips (each table's rows as of one completed hand)."""
+    last: dict[tuple[str, str], int] = {}
+    for r in rows(engine, "select tournament_id, table_id, hand_number from tournament_seats"):
+        key = (r.tournament_id, r.table_id)
+        last[key] = max(last.get(key, 0), r.hand_number)
+    chips = rows(engine, "select tournament_id, sum(stack) as n from tournament_seats group by 1")
+    assert {r.tournament_id: r.n for r in chips} in ({}, {r.tournament_id: CHIPS for r in chips})
+    early = []
+    for bot in crowd.bots.values():
+        for frame in bot.frames[marks.get(bot.name, 0) :]:
+            if frame.get("type") == "hand_ended" and ":" in frame["hand_id"]:
+                tid, table, number = frame["hand_id"].split(":")
+                stored = last.get((tid, table))
+                if stored is not None and int(number.split("r")[0]) > stored:
+                    early.append(frame["hand_id"])
+    return early
 
 
 def series(tmp: Path, url: str) -> Series:
     """KILLS kills and restarts on `url`."""
     migrate(url)
     (tmp / "room.toml").write_text(CONFIG)
+    (tmp / "schedule.toml").write_text(SCHEDULE)
     engine = make_engine(url)
     rng = random.Random(SEED)
     names = [f"k{t}p{s}" for t in range(TABLES) for s in range(SEATS)]
@@ -350,8 +419,10 @@ def series(tmp: Path, url: str) -> Series:
             crowd.ok(bot, "deposit", amount=DEPOSIT)
             deposits += DEPOSIT
             crowd.ok(bot, "sit", table_id=name.split("p")[0], buy_in=BUY_IN)
+        sng = sit_and_go(crowd)
+        deposits += SNG_PLAYERS * DEPOSIT
         clock = time.monotonic()
-        marks = dict.fromkeys(names, 0)  # where each bot's frames of this run start
+        marks = dict.fromkeys(crowd.bots, 0)  # where each bot's frames of this run start
         untold = tail.read() - crowd.told_ids
         for k in range(KILLS):
             kill = Kill(played=rng.uniform(0.3, 1.2))
@@ -372,6 +443,15 @@ def series(tmp: Path, url: str) -> Series:
             clock = result.took("play", clock)
             before = hands_now(engine)
             interrupted = check_at_kill(engine, crowd, marks, kill)
+            assert tournament_told_early(engine, crowd, marks) == []
+            kill.tournament_told = len(
+                {
+                    f["hand_id"]
+                    for bot in crowd.bots.values()
+                    for f in bot.frames[marks[bot.name] :]
+                    if f.get("type") == "hand_ended" and ":" in f["hand_id"]
+                }
+            )
             kill.settling = len(interrupted & tail.read())
             (paid,) = rows(
                 engine,
@@ -386,7 +466,7 @@ def series(tmp: Path, url: str) -> Series:
             clock = result.took("serve", clock)
             check_recovered(engine, before, interrupted)
             marks = {player: len(bot.frames) for player, bot in crowd.bots.items()}
-            for player in names:
+            for player in [*names, *sng]:
                 crowd.connect(player, new=False)
             untold = tail.read() - crowd.told_ids
             # the same key again: paid now if the kill lost it, else a replay, never twice
@@ -441,6 +521,7 @@ def test_every_kill_left_hands_whole_and_told_only_what_was_kept(kills: Series) 
                 "interrupted": [k.interrupted for k in kills.kills],
                 "settling_at_the_kill": [k.settling for k in kills.kills],
                 "told": [k.told for k in kills.kills],
+                "tournament_told": [k.tournament_told for k in kills.kills],
                 "deposits_answered_before_the_kill": sum(k.deposit_answered for k in kills.kills),
                 "most_hands_in_a_transaction": kills.most_hands_in_a_transaction,
                 "seconds": kills.seconds,
@@ -449,6 +530,7 @@ def test_every_kill_left_hands_whole_and_told_only_what_was_kept(kills: Series) 
     )
     assert len(kills.kills) == KILLS
     assert all(k.told > 0 for k in kills.kills)  # every run played and told results
+    assert sum(k.tournament_told > 0 for k in kills.kills) >= KILLS // 2  # the sit-and-go too
     assert sum(k.interrupted for k in kills.kills) >= KILLS // 2  # kills cut hands
     # and most kills cut settlements in flight: hands over, their batch not committed
     assert sum(k.settling > 0 for k in kills.kills) >= KILLS // 2
