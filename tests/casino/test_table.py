@@ -470,3 +470,34 @@ def test_undo_double_and_rebet_act_on_unconfirmed_chips_only(casino: Casino) -> 
         table.undo("bob")
     assert empty.value.code == "not_at_table"
     casino.ok()
+
+
+def test_pb_example_5_a_crash_voids_the_round_and_leaves_the_pool(casino: Casino) -> None:
+    """PB-9, K-7, L-5 (progressive example 5): the server fails after a jackpot bet and a
+    Player bet are confirmed and before the round settles: at restart both stakes come back in
+    the round's one void transfer, the pool and the seed are unchanged (no contribution)."""
+    casino.fund_house()
+    casino.fund(money.pool("pb1", USD), 5_000)
+    casino.fund(money.seed(USD), 20_000)
+    dying = NeverSettles(casino.ledger)
+    table, _ = casino.table(game="progressive", table_id="pb1", store=dying)
+    casino.fund_player("alice", 10_000)
+    casino.join(table, "alice")
+    round_id = table.round.round_id
+    bet(casino, table, "alice", "jackpot", 1_000, "j1")
+    bet(casino, table, "alice", "player", 1_000, "p1")
+    casino.advance(table.game.window_s)
+    assert table.phase == "settling"  # drawn, its settlement never lands
+    table.stop()  # the process dies here
+    again, _ = casino.table(game="progressive", table_id="pb1")
+    assert [(v.round_id, v.refunds) for v in casino.voided_at_start] == [
+        (round_id, (("alice", 2_000),))
+    ]
+    assert casino.balance(wallet("alice", USD)) == 10_000
+    assert casino.balance(money.pool("pb1", USD)) == 5_000 == again.pool
+    assert casino.balance(money.seed(USD)) == 20_000
+    assert casino.balance(money.bankroll(USD)) == 10_000_000
+    entries = keyed(casino, money.round_key(round_id))
+    assert [e.kind for e in entries] == ["casino_void"]
+    again.stop()
+    casino.ok()
