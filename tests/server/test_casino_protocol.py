@@ -118,7 +118,10 @@ def test_every_casino_refusal_code_is_documented() -> None:
     staff_or_field = {codes.NO_ROUND, codes.MISSING_KEY}  # staff only; a missing key is a field
     bets = {core.UNKNOWN_SPOT, core.SPOT_CLOSED, core.INVALID_STAKE, core.BELOW_MINIMUM,
             core.ABOVE_MAXIMUM}  # fmt: skip
-    wanted = (set(codes.ALL_CODES) - staff_or_field) | bets
+    # casino_decide (BJ-9 … BJ-13)
+    decisions = {core.NOT_YOUR_TURN, core.WRONG_PHASE, core.NOT_ALLOWED, core.UNKNOWN_BOX,
+                 core.ROUND_OVER, codes.MISSING_KEY}  # fmt: skip
+    wanted = (set(codes.ALL_CODES) - staff_or_field) | bets | decisions | {"unknown_table"}
     assert sorted(code for code in wanted if f"`{code}`" not in doc) == []
 
 
