@@ -24,8 +24,11 @@ SEATS = 3
 BUY_IN = 200
 DEPOSIT = 1_000
 
-CONFIG = ROOM_HEAD + (
-    f"""[session]
+
+def config(tables: int) -> str:
+    """The room.toml of the test nodes: fast timers and leases, `tables` 3-seat tables."""
+    return ROOM_HEAD + (
+        f"""[session]
 max_connections_per_address = 0
 [tournaments]
 schedule = ""
@@ -34,8 +37,8 @@ renew_seconds = {RENEW}
 ttl_seconds = {TTL}
 margin_seconds = {MARGIN}
 """
-    + "".join(
-        f"""[tables.c{n}]
+        + "".join(
+            f"""[tables.c{n}]
 variant = "NT"
 max_seats = {SEATS}
 small_blind = 1
@@ -46,9 +49,12 @@ action_seconds = 1.0
 timebank_seconds = 0.5
 between_hands_seconds = 0.05
 """
-        for n in range(TABLES)
+            for n in range(tables)
+        )
     )
-)
+
+
+CONFIG = config(TABLES)
 
 
 def wait_for(test: Callable[[], bool], limit: float, what: str, step: float = 0.05) -> float:
@@ -74,10 +80,13 @@ class Cluster:
     crowd: CashCrowd | None = None
     deposits: int = 0
     seated: dict[str, list[str]] = field(default_factory=dict)  # table -> its bots
+    tables: int = TABLES
 
     def start(self, name: str) -> None:
         """Start node `name` and return once it listens."""
-        (self.tmp / "room.toml").write_text(CONFIG)
+        (self.tmp / "room.toml").write_text(
+            CONFIG if self.tables == TABLES else config(self.tables)
+        )
         args = ["serve", "--db", self.url, "--port", "0", "--config", str(self.tmp / "room.toml")]
         args += ["--cluster", self.nats, "--node", name]
         port, proc = start_serve(args, self.tmp / f"{name}.log")
@@ -122,7 +131,7 @@ class Cluster:
         """SEATS bots at every table, each connected to the node that owns its table."""
         owners = self.owners()
         crowd = self.crowd = CashCrowd(0, random.Random(7))
-        for n in range(TABLES):
+        for n in range(self.tables):
             table = f"c{n}"
             crowd.port = self.ports[owners[table]]
             self.seated[table] = []

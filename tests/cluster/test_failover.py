@@ -248,3 +248,49 @@ def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) ->
     check_money(c.engine, c.deposits)
     assert ledger_check(c.url).returncode == 0
     assert crowd.errors == []
+
+
+def test_three_nodes_split_six_tables_and_two_share_a_dead_ones(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """Three nodes split six tables 2, 2, 2 (each joining node takes its share as the others
+    hand their surplus over between hands); SIGKILL one mid-hand: the two left take one of its
+    tables each (3 and 3), void its interrupted hand, deal again; money exact."""
+    with fresh_pg_schema("cluster_three") as url:
+        migrate(url)
+        c = Cluster(tmp_path, url, nats_url, make_engine(url), tables=6)
+        try:
+            c.start("a")
+            wait_for(lambda: c.owned() == {"a": 6}, 20, "a takes every table")
+            c.start("b")
+            wait_for(lambda: c.owned() == {"a": 3, "b": 3}, 20, "a and b split 3 and 3")
+            c.start("c")
+            wait_for(lambda: c.owned() == {"a": 2, "b": 2, "c": 2}, 20, "2, 2 and 2")
+            crowd = c.seat_bots()
+            c_tables = c.tables_of("c")
+            crowd.pump(1.5)
+            crowd.pump_until(
+                lambda: any(r.status == "started" for r in c.hands(c_tables).values()), limit=20
+            )
+            c.procs["c"].send_signal(signal.SIGKILL)
+            c.procs["c"].wait(timeout=20)
+            at_kill = settled_down(c, c_tables)
+            interrupted = {h for h, r in at_kill.items() if r.status == "started"}
+            last = c.last_numbers()
+            crowd.pump_until(lambda: c.owned() == {"a": 3, "b": 3}, limit=TTL + RENEW + 10)
+            owners = c.owners()
+            for table in c_tables:
+                c.reconnect([table], owners[table])
+            crowd.pump_until(lambda: all(settled_after(c, c_tables, last).values()), limit=30)
+            hands = c.hands(c_tables)
+            for hand_id in interrupted:
+                assert hands[hand_id].status in ("void", "settled")  # settled: its COMMIT landed
+                assert hands[hand_id].transfers == (hands[hand_id].status == "settled")
+            assert interrupted and any(hands[h].status == "void" for h in interrupted)
+            c.stop_all()
+            check_money(c.engine, c.deposits)
+            assert ledger_check(c.url).returncode == 0
+            assert crowd.errors == []
+        finally:
+            c.stop_all()
+            c.engine.dispose()
