@@ -49,6 +49,7 @@ def room(pg: Engine) -> Iterator[Room]:
 
 
 def hand_status(engine: Engine, hand_id: str) -> str | None:
+    """A `hands` row's status, None if there is none."""
     with engine.connect() as conn:
         row = conn.execute(
             sa.text("SELECT status FROM cash_hands WHERE id = :h"), {"h": hand_id}
@@ -57,6 +58,7 @@ def hand_status(engine: Engine, hand_id: str) -> str | None:
 
 
 def settlements(engine: Engine, hand_id: str) -> int:
+    """The hand's settlement transfers (0 or 1)."""
     with engine.connect() as conn:
         return int(
             conn.execute(
@@ -67,6 +69,7 @@ def settlements(engine: Engine, hand_id: str) -> int:
 
 
 def test_a_fenced_settlement_fails_alone_and_the_node_hears_it(room: Room, pg: Engine) -> None:
+    """Module docstring: lease_lost alone in a group commit, the node told, unfenced unchanged."""
     lost: list[tuple[str, int]] = []
     stores: dict[str, HandStore] = {}
     for table in ("f1", "f2"):

@@ -39,6 +39,7 @@ class SyncLedger:
         self.down = False
 
     def run(self, work: Callable[..., Any], /, *args: Any) -> Deferred[Any]:
+        """`work(engine, *args)` now, as a fired Deferred."""
         if self.down:
             return fail(ServiceUnavailable("the database does not answer"))
         try:
@@ -94,6 +95,7 @@ def node(name: str, engine: Engine, host: Host, clock: Clock) -> tuple[ClusterNo
 
 
 def owned_by(engine: Engine) -> dict[str, str]:
+    """Resource -> owner of the leases not expired."""
     return leases.owners(engine)
 
 
