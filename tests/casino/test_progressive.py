@@ -84,6 +84,16 @@ def test_two_winners_share_from_one_pool_in_order(rules) -> None:  # PB-7 [unsou
     assert result.prizes == (("a", pool // 2), ("b", pool // 2))
 
 
+def test_the_jackpot_prize_is_outside_the_cap(rules) -> None:  # K-12, PB-7 [unsourced]
+    """The cap withholds the tie's winnings above it, never the prize from the pool."""
+    bets = [Bet("ann", "jackpot", 100), Bet("ann", "tie", 100)]
+    result = progressive.settle(bets, coup("Ah 8h", "Ah 8h"), rules, POOL, max_win=300)
+    ann = result.settlement.player("ann")
+    assert (ann.capped, ann.jackpot) == (500, 1_234_574)  # tie 800 won, 300 paid
+    assert ann.paid == 100 + 300 + 1_234_574  # the tie's stake, its capped win, the prize
+    assert sum(result.legs.values()) == 0
+
+
 def test_jackpot_bet_limits(rules) -> None:  # PB-4, B-16
     progressive.check_bet(Bet("a", "jackpot", 100), rules)
     for bet, code in [
