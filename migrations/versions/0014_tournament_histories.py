@@ -37,9 +37,6 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("hand_id", name="pk_tournament_hand_histories"),
     )
-    op.create_index(
-        "ix_tournament_hand_histories_ended", "tournament_hand_histories", ["ended_at_ms"]
-    )
     op.create_table(
         "tournament_hand_players",
         sa.Column("player_id", sa.String(40), nullable=False),
@@ -60,5 +57,4 @@ def downgrade() -> None:
     """Drop this revision's tables."""
     op.drop_index("ix_tournament_hand_players_player_ended", table_name="tournament_hand_players")
     op.drop_table("tournament_hand_players")
-    op.drop_index("ix_tournament_hand_histories_ended", table_name="tournament_hand_histories")
     op.drop_table("tournament_hand_histories")

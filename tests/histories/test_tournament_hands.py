@@ -137,6 +137,33 @@ def test_every_completed_hand_is_stored_once_with_the_room_stacks(
     check_every_hand_once(hands, issued)
 
 
+def test_a_retried_write_adds_nothing(
+    played: tuple[str, list[StoredHand], dict[str, int]],
+) -> None:
+    """The write of a hand's record run again (the ledger retries through an outage, a commit
+    whose answer was lost) finds it stored: no error, no second row, the record unchanged."""
+    from pokerroom.ledger import make_engine
+    from pokerroom.ledger.db import in_transaction
+    from tournaments.store.hand_histories import HandHistoryRow, record_hand_history
+
+    url, hands, _ = played
+    first = hands[0]
+    row = HandHistoryRow(
+        first.hand_id, tournament_of(first), first.table_id, first.ended_at_ms + 5,
+        ["someone", *first.fields["players"]], {**first.fields, "hand": -1},
+    )  # fmt: skip
+    engine = make_engine(url)
+    try:
+        for _ in range(2):
+            in_transaction(engine, lambda conn: record_hand_history(conn, row))
+        with engine.connect() as conn:
+            again = stored_hands(conn)
+            assert stored_hands(conn, player_id="someone") == []
+    finally:
+        engine.dispose()
+    assert again == hands
+
+
 def run_export(*args: str) -> Any:
     return CliRunner().invoke(main, ["hands", "export", *args])
 

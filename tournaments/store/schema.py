@@ -188,7 +188,6 @@ tournament_hand_histories = sa.Table(
     sa.Column("table_id", sa.String(48), nullable=False),  # as clients see it: `<tid>.<n>`
     sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
     sa.Column("history", sa.JSON, nullable=False),
-    sa.Index("ix_tournament_hand_histories_ended", "ended_at_ms"),
 )
 
 tournament_hand_players = sa.Table(
