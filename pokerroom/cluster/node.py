@@ -127,6 +127,7 @@ class ClusterNode(Service):
         self._round: Deferred[Any] | None = None  # the round in flight
         self._watchdog: IDelayedCall | None = None
         self._early: IDelayedCall | None = None  # an extra round when a lease we want expires
+        self._retry: IDelayedCall | None = None  # the next try to write the node's row
         self.rounds = 0
 
     # ------------------------------------------------------------------ interfaces
@@ -148,8 +149,20 @@ class ClusterNode(Service):
         if self.ledger.engine.dialect.name == "postgresql":  # a paused node holds no lock long
             idle = max(self.settings.margin_seconds, IDLE_TRANSACTION_SECONDS)
             leases.limit_idle_transactions(self.ledger.engine, idle)
+        self._register()
+
+    def _register(self) -> None:
+        """Write the node's row; tried again every `renew_seconds` until the database takes it."""
+        self._retry = None
+        if not self.running:
+            return
         d = self.ledger.run(leases.register, self.node, self.address)
-        d.addCallbacks(self._registered, self._round_failed)
+        d.addCallbacks(self._registered, self._not_registered)
+
+    def _not_registered(self, failure: Failure) -> None:
+        self._round_failed(failure)
+        if self.running:
+            self._retry = self.clock.callLater(self.settings.renew_seconds, self._register)
 
     def _registered(self, _: object) -> None:
         log.info("node_registered", node=self.node, address=self.address)
@@ -161,8 +174,9 @@ class ClusterNode(Service):
         if self._loop.running:
             self._loop.stop()
         self._cancel_watchdog()
-        if self._early is not None and self._early.active():
-            self._early.cancel()
+        for timer in (self._early, self._retry):
+            if timer is not None and timer.active():
+                timer.cancel()
         releases = []
         for resource in sorted(self.held):
             epoch = self.held[resource]

@@ -196,3 +196,24 @@ def test_a_dying_lease_is_taken_as_it_expires_not_at_the_next_round(engine: Engi
     clock.advance(0.4 + EXPIRY_SLACK)
     assert b.owned() == {"table:h0", "table:h1"} and b.epoch("table:h1") == 2
     assert clock.seconds() < SETTINGS.renew_seconds  # before the next regular round
+
+
+def test_a_node_started_while_the_database_is_out_registers_once_it_is_back(
+    engine: Engine,
+) -> None:
+    """The first write (the node's row) fails: tried again every `renew_seconds`, then the
+    rounds begin and the node takes its tables."""
+    clock = Clock()
+    host = Host(2)
+    ledger = SyncLedger(engine)
+    ledger.down = True
+    a = ClusterNode("a", cast(LedgerService, ledger), host, SETTINGS, clock=clock)
+    a.startService()
+    clock.advance(SETTINGS.renew_seconds)
+    assert a.owned() == frozenset() and leases.nodes(engine) == []
+    ledger.down = False
+    clock.advance(SETTINGS.renew_seconds)
+    assert [n.name for n in leases.nodes(engine)] == ["a"]
+    assert a.owned() == frozenset(host.names)
+    a.stopService()
+    assert a.owned() == frozenset() and "table:h0" not in leases.owners(engine)  # released
