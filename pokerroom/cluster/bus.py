@@ -82,6 +82,9 @@ class Bus:
         self.nc: Client | None = None
         #: Times the connection came back after being lost (for tests and status).
         self.reconnects = 0
+        #: Called on the reactor thread each time the connection is back (what was published
+        #: meanwhile is lost: each part asks again for what it needs).
+        self.on_reconnected: list[Callable[[], None]] = []
         self._outgoing: deque[tuple[str, bytes]] = deque()
         self._draining = False
         self._drainer: asyncio.Future[None] | None = None
@@ -117,6 +120,11 @@ class Bus:
         async def reconnected() -> None:
             self.reconnects += 1
             self.log.info("nats_reconnected", reconnects=self.reconnects)
+            for listener in list(self.on_reconnected):
+                try:
+                    listener()
+                except Exception as exc:  # one part's bug must not stop the others'
+                    self.log.exception("reconnected_listener_failed", error=repr(exc))
 
         async def error(exc: Exception) -> None:
             self.log.warning("nats_error", error=str(exc) or type(exc).__name__)

@@ -26,6 +26,8 @@ from pokerroom.protocol.events import LobbyUpdate
 from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.cluster")
+#: The last event of a table whose snapshot could not be fetched: any next event is a gap.
+UNKNOWN = ("", -1, -1)
 
 
 class RemoteRoom:
@@ -115,6 +117,15 @@ class RemoteRoom:
             )
             self.resync(event.table_id)
 
+    def reconnected(self) -> None:
+        """NATS is back: events may have been lost meanwhile, even at a table quiet since;
+        every player here gets a fresh snapshot of each remote table they have open, and the
+        next event of each table starts its numbers again (unless the snapshot could not be
+        fetched: then that event asks again)."""
+        self.last.clear()
+        for table_id in sorted(self.tables):
+            self.resync(table_id)
+
     def resync(self, table_id: str) -> None:
         """Ask the owner for a fresh snapshot for each player here who has the table open."""
         table = self.tables.get(table_id)
@@ -129,6 +140,7 @@ class RemoteRoom:
                 log.warning(
                     "resync_failed", table_id=table_id, player_id=player, error=str(failure.value)
                 )
+                self.last[table_id] = UNKNOWN  # the table's next event asks again
 
             table.reconnected(player).addErrback(failed)
 

@@ -109,6 +109,11 @@ class ClusterRouting:
             hub.token_store = self.tokens
         self.lobby.remote = self.remote
         self.lobby.chat.changed = self._mutes_changed
+        self.bus.on_reconnected += [
+            self.remote.reconnected,
+            self.sessions.reconnected,
+            self.server.publish_lines,
+        ]
         if self.bans is not None:
             self.bans.ban_changed = self._ban_changed
         for table_id in self.remote.configs:

@@ -61,6 +61,13 @@ class ClusterSessions:
     def _failed(self, failure: Failure, event: str, player: str) -> None:
         log.warning(event, player_id=player, error=str(failure.value))
 
+    def reconnected(self) -> None:
+        """NATS is back: claim every session here again (a log-in elsewhere meanwhile was not
+        heard; the older of the two is closed now)."""
+        for player, at in sorted(self.hub.attached_at.items()):
+            claim = SessionClaim(player=player, node=self.node, at=at)
+            self.bus.publish_quietly(self.subjects.session(player), encode(claim))
+
     def _on_claim(self, data: bytes, reply: str | None) -> None:
         claim = decode(data, SessionClaim)
         if claim.node == self.node:

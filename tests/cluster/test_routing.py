@@ -32,7 +32,7 @@ from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby
 from pokerroom.table.views import TableListener
 from tests.cluster.loop import fresh_loop, run, until
-from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.natsproc import NatsServer, require_nats, running_nats
 
 
 @pytest.fixture(scope="module")
@@ -388,3 +388,33 @@ def test_a_broadcast_heard_only_on_the_owner_stays_there_and_numbers_run_on_with
     table_b(b).deal("h3")
     until(loop, lambda: len(ann.of("chat")) == 2)
     assert a.routing.remote.gaps == 0 and a.routing.remote.last["t1"][2] == 2
+
+
+def test_after_a_nats_restart_each_node_asks_again_for_what_it_may_have_missed(
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """Events lost while NATS was away, at a table quiet since: the player on A gets a fresh
+    snapshot once NATS is back; a log-in on B meanwhile still closes the older session on A."""
+    server = NatsServer(require_nats())
+    server.start()
+    try:
+        a = make_node(loop, server.url, "a", owns=["t2"])
+        b = make_node(loop, server.url, "b", owns=["t1"])
+        ann, cat = login(a, "ann"), login(a, "cat")
+        settle(loop, a, b)
+        ask(loop, a, "ann", type="observe", table_id="t1")
+        server.stop()
+        until(loop, lambda: not a.routing.bus.connected and not b.routing.bus.connected)
+        table_b(b).deal("lost")  # published nowhere: B is cut off
+        b.clock.advance(5)
+        login(b, "cat")  # cat logs in on B meanwhile: A cannot hear it yet
+        server.start()
+        until(loop, lambda: a.routing.bus.reconnects == 1 and b.routing.bus.reconnects == 1, 10)
+        until(loop, lambda: any(f["text"] == "fresh" for f in ann.of("chat")))
+        assert not any(f["text"] == "lost" for f in ann.of("chat"))
+        until(loop, lambda: cat.goodbye == errors.SESSION_REPLACED)
+        assert ann.goodbye is None
+        for node in (a, b):
+            run(loop, node.routing.stop())
+    finally:
+        server.stop()
