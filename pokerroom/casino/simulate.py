@@ -183,7 +183,10 @@ def _progressive(
         prizes += sum(prize for _, prize in result.prizes)
         tally.add(result.settlement)
     tally.returned[progressive.JACKPOT] += prizes  # the prizes come from the pool (PB-7)
-    return exact.baccarat_returns(rules.baccarat)
+    return {
+        **exact.baccarat_returns(rules.baccarat),
+        progressive.JACKPOT: exact.jackpot_return(rules),
+    }
 
 
 def _blackjack(

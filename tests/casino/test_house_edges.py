@@ -129,3 +129,18 @@ def test_every_sicbo_position_edge(sicbo_rules) -> None:  # S-2, S-3 [WoO]
     for spot, published in SICBO.items():
         assert round(edge_pct(returns, spot), 2) == published, spot
     assert returns["single:1"] == Fraction(199, 216)  # (75·2 + 15·3 + 1·4) / 216
+
+
+def test_progressive_jackpot_long_run_return() -> None:  # PB-4 … PB-8
+    """PB-6 by counting by hand: a suit (4), each hand's Ace and 8 in either order (2 × 2), and
+    the copies of a 6-deck shoe (6 × 5 for the two same Aces, 6 × 5 for the 8s), over the
+    ordered four-card prefixes. A J_max bet returns its 7 % contribution plus that chance times
+    the seed (10,000 × J_max): every contribution and top-up comes back as a prize."""
+    from pokerroom.casino.core import progressive
+
+    by_hand = Fraction(4 * 2 * 2 * 6 * 5 * 6 * 5, 312 * 311 * 310 * 309)
+    assert exact.jackpot_probability(6) == by_hand == Fraction(20, 12_909_299)
+    assert exact.jackpot_probability(1) == 0  # one deck has one A♥: no identical hands
+    rules = progressive.rules_from(table("progressive"))
+    assert exact.jackpot_return(rules) == Fraction(7, 100) + by_hand * 10_000
+    assert round(float(1 - exact.jackpot_return(rules)) * 100, 2) == 91.45

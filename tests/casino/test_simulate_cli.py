@@ -49,6 +49,9 @@ def test_blackjack_and_progressive_run() -> None:  # BJ-14, PB-5
     assert round(1 - blackjack["bets"][0]["exact_rtp"], 6) == 0.004031  # blackjack_exact
     progressive = simulate("--game", "progressive", "--rounds", "50", "--seed", "2")
     assert {row["spot"] for row in progressive["bets"]} >= {"jackpot", "player", "banker"}
+    rows = {row["spot"]: row for row in progressive["bets"]}
+    assert round(rows["jackpot"]["exact_rtp"], 6) == 0.085493  # exact.jackpot_return
+    assert all(row["exact_rtp"] is not None for row in progressive["bets"])
 
 
 def test_blackjack_played_by_the_exact_strategy_returns_near_the_exact_figure() -> None:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import TypeVar
 
-from pokerroom.casino.core import dragon_tiger, roulette, sicbo
-from pokerroom.casino.core.baccarat import BaccaratOutcome, banker_draws
+from pokerroom.casino.core import dragon_tiger, progressive, roulette, sicbo
+from pokerroom.casino.core.baccarat import BaccaratOutcome, banker_draws, outcome_of
 from pokerroom.casino.core.baccarat_bets import BaccaratRules
 from pokerroom.casino.core.baccarat_bets import settle as settle_baccarat
+from pokerroom.casino.core.money import percent_split
 from pokerroom.casino.core.results import Bet, Settlement
 
 #: (player total, banker total, player cards, banker cards)
@@ -159,6 +160,47 @@ def sicbo_returns(rules: sicbo.SicBoRules) -> dict[str, Fraction]:
     stake = exact_stake(rules.pays.values())
     rolls = [((a, b, c), 1) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)]
     return _returns(sicbo.SPOTS, rolls, lambda b, o: sicbo.settle(b, o, rules), stake)
+
+
+def jackpot_probability(decks: int) -> Fraction:
+    """The chance that a fresh shoe's first four cards (P, B, P, B) make a qualifying coup
+    (PB-6), enumerated over every card identity through the core's own `qualifies`: the
+    player's two cards, pruned to those that qualify against their own copy, then the banker's."""
+    copies = dict.fromkeys(range(52), decks)
+    size = 52 * decks
+    found = 0
+
+    def take(card: int) -> int:
+        count = copies[card]
+        copies[card] = count - 1
+        return count
+
+    for p1 in range(52):
+        w1 = take(p1)
+        for p2 in range(52):
+            w2 = w1 * take(p2)
+            if w2 and progressive.qualifies(outcome_of((p1, p2), (p1, p2))):
+                for b1 in range(52):
+                    w3 = w2 * take(b1)
+                    for b2 in range(52):
+                        w4 = w3 * copies[b2]
+                        if w4 and progressive.qualifies(outcome_of((p1, p2), (b1, b2))):
+                            found += w4
+                    copies[b1] += 1
+            copies[p2] += 1
+        copies[p1] += 1
+    return Fraction(found, math.perm(size, 4))
+
+
+def jackpot_return(rules: progressive.ProgressiveRules) -> Fraction:
+    """The long-run return of a jackpot bet of J_max (PB-4 … PB-8): a J_max prize is the whole
+    pool, so every contribution and every seed top-up comes back as prizes; per unit staked,
+    the contribution plus P(qualifying) × the seed value (the pool refilled after each win)."""
+    j_max = rules.jackpot_max_bet
+    contribution = percent_split(j_max, rules.contribution_percent)[0]
+    return Fraction(contribution, j_max) + jackpot_probability(rules.decks) * Fraction(
+        rules.seed, j_max
+    )
 
 
 def house_edges(returns: Mapping[str, Fraction]) -> dict[str, Fraction]:
