@@ -234,3 +234,43 @@ def test_an_unfunded_table_waits_for_the_bankroll_and_says_so(
                 validate(frame)
     finally:
         room.stop()
+
+
+def test_an_observer_sees_totals_only_and_clear_and_leave(room: Room, engine: Engine) -> None:
+    """PROTOCOL 10: `casino_observe` gives the round events and every player's totals, never a
+    settlement of anyone's lines, and no bet (`not_at_table`); `casino_clear` drops a draft (the
+    confirm then has `no_draft`); after `casino_leave` a bet is `not_at_table`, and the events
+    stop."""
+    alice, carol = player(room, "alice"), player(room, "carol")
+    watched = carol.ok("casino_observe", table_id="roulette-1")["table"]
+    assert watched["table_id"] == "roulette-1" and watched["players"] == 0
+    assert carol.error("casino_observe", table_id="nowhere") == "unknown_table"
+    alice.ok("casino_join", table_id="roulette-1")
+    room.drain()
+    assert len(carol.of_type("casino_betting_open")) == 1  # the observer hears the round
+    assert carol.error("casino_place", table_id="roulette-1", spot="red", amount=100) == (
+        "not_at_table"
+    )
+    alice.ok("casino_place", table_id="roulette-1", spot="black", amount=100)
+    alice.ok("casino_clear", table_id="roulette-1")
+    assert alice.error("casino_confirm", table_id="roulette-1", key="a0") == "no_draft"
+    alice.ok("casino_place", table_id="roulette-1", spot="red", amount=200)
+    alice.ok("casino_confirm", table_id="roulette-1", key="a1")
+    room.advance(WINDOW)
+    [result] = carol.of_type("casino_result")
+    assert [(t["player"], t["staked"]) for t in result["totals"]] == [("alice", 200)]
+    assert set(result) == {"type", "table_id", "round_id", "outcome", "totals"}
+    assert carol.of_type("casino_settlement") == [] and len(alice.of_type("casino_settlement")) == 1
+    assert carol.ok("casino_history")["rounds"] == []  # watching is not playing
+    assert balance(engine, wallet("alice", USD)) == 10_000 - 200 + result["totals"][0]["paid"]
+    assert alice.ok("casino_leave", table_id="roulette-1") == {}
+    carol.ok("casino_leave", table_id="roulette-1")
+    heard = len(carol.of_type("casino_betting_open"))
+    room.advance(room.lobby.casino_desk.tables["roulette-1"].config.between_s)
+    assert alice.error("casino_place", table_id="roulette-1", spot="red", amount=100) == (
+        "not_at_table"
+    )
+    assert len(carol.of_type("casino_betting_open")) == heard  # left: nothing more, and idle
+    for frame in alice.inbox + carol.inbox:
+        validate(frame)
+    assert check_ledger(engine).ok
