@@ -144,6 +144,19 @@ class AdminService:
             for player in sorted(actor.by_player):
                 stand_up(actor, player)
 
+    def reload_bans(self) -> Deferred[None]:
+        """Cluster mode, NATS back after an outage: read the bans in force and apply what
+        changed meanwhile on other nodes (new bans enforced, lifted ones lifted; not told)."""
+
+        def apply(found: set[str]) -> None:
+            for player in sorted(found - self.banned):
+                for standing in self.enforce_ban(player, tell=False):
+                    standing.addErrback(lambda f: log.warning("stand_up_failed", error=str(f)))
+            for player in sorted(self.banned - found):
+                self.lift_ban(player, tell=False)
+
+        return self.ledger.read(store.active_bans).addCallback(apply)
+
     def lift_ban(self, player: str, *, tell: bool = True) -> None:
         """A ban was lifted (`tell`: here, so the other nodes of a cluster hear it)."""
         self.banned.discard(player)

@@ -47,6 +47,10 @@ class Bans(Protocol):
         """Let the player log in again."""
         ...
 
+    def reload_bans(self) -> Deferred[None]:
+        """Read the bans in force and apply what changed."""
+        ...
+
 
 class HubRelay:
     """The hub's `Relay`: log-ins and private messages to the sessions side, broadcasts to
@@ -113,6 +117,7 @@ class ClusterRouting:
             self.remote.reconnected,
             self.sessions.reconnected,
             self.server.publish_lines,
+            self._reload_staff_state,
         ]
         if self.bans is not None:
             self.bans.ban_changed = self._ban_changed
@@ -169,6 +174,16 @@ class ClusterRouting:
         """Staff banned a player here (or lifted it): every other node enforces it too."""
         change = BanChanged(node=self.node, player=player, banned=banned)
         self.bus.publish_quietly(self.subjects.bans, encode(change))
+
+    def _reload_staff_state(self) -> None:
+        """NATS is back: mutes and bans made on other nodes meanwhile were not heard."""
+
+        def failed(failure: Failure) -> None:
+            log.warning("staff_state_reload_failed", error=str(failure.value))
+
+        self.lobby.chat.load().addErrback(failed)
+        if self.bans is not None:
+            self.bans.reload_bans().addErrback(failed)
 
     def _on_ban(self, data: bytes, reply: str | None) -> None:
         change = decode(data, BanChanged)

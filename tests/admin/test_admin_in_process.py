@@ -9,7 +9,7 @@ import pytest
 from twisted.internet.task import Clock
 
 from pokerroom.admin.roles import Role
-from tests.admin.rooms import PASSWORD, Staff, admin_of, staffed_room
+from tests.admin.rooms import PASSWORD, Staff, admin_of, admin_service, staffed_room
 from tests.ledger.conftest import QueueReactor
 from tests.server.conftest import CountingLedger
 from tests.server.harness import Room
@@ -92,3 +92,24 @@ def test_a_ban_and_its_lift_are_told_to_the_cluster_once_in_force_here(room: Roo
     service.enforce_ban("max", tell=False)  # another node's ban
     service.lift_ban("max", tell=False)
     assert len(told) == 2 and "max" not in service.banned
+
+
+def test_reload_bans_applies_what_another_node_banned_and_lifted_meanwhile(room: Room) -> None:
+    """Cluster mode, NATS back after an outage: a node reads the bans in force and enforces
+    the new ones (the player's session here closed with `banned`) and lifts the lifted ones,
+    telling no one (the other node already did)."""
+    here = admin_service(room)  # this node: it heard nothing
+    there = admin_of(room)  # the node where staff acted
+    told: list[tuple[str, bool]] = []
+    here.ban_changed = lambda player, banned: told.append((player, banned))
+    zoe = room.client()
+    zoe.login("zoe")
+    staff = Staff(room, there)
+    staff.call("staff_login", name="flo", password=PASSWORD)
+    assert staff.call("player_ban", player="zoe", reason="bot")["type"] == "ok"
+    assert "zoe" not in here.banned
+    room.reactor.wait(here.reload_bans())
+    assert here.banned == {"zoe"} and told == []
+    assert staff.call("player_unban", player="zoe", reason="appeal")["type"] == "ok"
+    room.reactor.wait(here.reload_bans())
+    assert here.banned == set() and told == []

@@ -169,6 +169,10 @@ class Bans:
     def lift_ban(self, player: str, *, tell: bool = True) -> None:
         self.asked.append(("lift", player, tell))
 
+    def reload_bans(self) -> Deferred[None]:
+        self.asked.append(("reload", "", False))
+        return succeed(None)
+
 
 @dataclass
 class Node:
@@ -414,6 +418,9 @@ def test_after_a_nats_restart_each_node_asks_again_for_what_it_may_have_missed(
         assert not any(f["text"] == "lost" for f in ann.of("chat"))
         until(loop, lambda: cat.goodbye == errors.SESSION_REPLACED)
         assert ann.goodbye is None
+        for node in (a, b):  # mutes and bans made meanwhile elsewhere: read again
+            assert ("reload", "", False) in node.bans.asked
+            assert cast(Chat, node.lobby.chat).loads == 1
         for node in (a, b):
             run(loop, node.routing.stop())
     finally:
