@@ -119,3 +119,35 @@ def test_the_run_checks_in_play_against_the_bets(casino: Casino) -> None:
     bad = run(casino, due + DAY_MS)
     assert bad["outcome"] == "failed"
     assert [item for item, _ in bad["errors"]] == [round_id]
+
+
+def test_a_second_runner_is_turned_away_and_a_restart_after_the_job_moves_nothing(
+    casino: Casino,
+) -> None:
+    """K-11 once: while another runner holds the job's lock a run is `skipped` and moves
+    nothing; the next run refunds; the table opened again afterwards finds nothing to void
+    (the round's key and status, shared with the restart recovery)."""
+    from pokerroom.jobs import lock as locks
+
+    casino.fund_player("alice", 1_000)
+    round_id, due = left_open(casino, "r5", {"alice": 250})
+    now = due + 91 * DAY_MS
+    other = locks.acquire(casino.engine, "pending_bets", "otherhost:1:abc", now, 60_000)
+    assert isinstance(other, locks.JobLock)
+    try:
+        turned_away = run(casino, now)
+        assert (turned_away["outcome"], turned_away["transfers"]) == ("skipped", 0)
+        assert casino.balance(wallet("alice", USD)) == 750
+    finally:
+        locks.release(casino.engine, other)
+    done = run(casino, now)
+    assert (done["outcome"], done["transfers"]) == ("ok", 1)
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    table, _ = casino.table(table_id="r5")  # the table comes back: its recovery finds nothing
+    assert casino.voided_at_start == ()
+    table.stop()
+    assert casino.balance(wallet("alice", USD)) == 1_000
+    assert casino.balance(money.in_play(round_id, USD)) == 0
+    runs = recent_runs(casino.engine, job="pending_bets")
+    assert sorted(r.outcome for r in runs) == ["ok", "skipped"]
+    casino.ok()
