@@ -104,6 +104,7 @@ def test_roulette_example_3_thirty_six(roulette_rules) -> None:  # R-1, R-2
 
 def test_roulette_example_4_total_gain(roulette_rules) -> None:
     result = roulette.settle(bets("red straight:19"), 19, roulette_rules)
+    assert nets(result) == {"red": 100, "straight:19": 3500}
     assert result.player("ann").net == 3600
 
 
