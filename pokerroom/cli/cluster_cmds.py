@@ -28,8 +28,11 @@ def check_node_options(db_url: str | None, nats_url: str | None, node: str | Non
         return f"--cluster {nats_url!r}: expected a NATS URL, nats://HOST:PORT"
     if len(node) > 64 or any(c in node for c in ". *>\t"):
         return f"--node {node!r}: at most 64 characters, no dots, spaces, * or >"
-    if not resolve_url(db_url).startswith(("postgresql", "postgres:")):
-        return "--cluster needs a PostgreSQL database (--db postgresql://...): not SQLite"
+    resolved = resolve_url(db_url)
+    if not resolved.startswith(("postgresql", "postgres:")):
+        scheme = resolved.split("://", 1)[0]
+        kind = "SQLite" if scheme.startswith("sqlite") else f"{scheme}://"
+        return f"--cluster needs a PostgreSQL database (--db postgresql://...): not {kind}"
     return ""
 
 

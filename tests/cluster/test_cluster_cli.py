@@ -17,7 +17,14 @@ from pokerroom.cluster import leases
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--cluster", "nats://127.0.0.1:4222", "--node", "a"], "needs a PostgreSQL database"),
+        (
+            ["--cluster", "nats://127.0.0.1:4222", "--node", "a"],
+            "PostgreSQL database (--db postgresql://...): not SQLite",
+        ),
+        (
+            ["--cluster", "nats://x:1", "--node", "a", "--db", "foo://bar"],
+            "PostgreSQL database (--db postgresql://...): not foo://",
+        ),
         (["--cluster", "nats://127.0.0.1:4222"], "go together"),
         (["--node", "a", "--db", "postgresql://x@127.0.0.1/db"], "go together"),
         (["--cluster", "http://x", "--node", "a"], "expected a NATS URL"),
