@@ -220,8 +220,13 @@ class BlackjackTable(CasinoTable):
 
         def applied(transfer: Transfer) -> None:
             self.deciding = False
-            if not transfer.replayed:
-                current.bets.append(Bet(player, spot, stake))
+            if transfer.replayed:  # P-2: the key posted another request (a confirmation or an
+                # earlier decision of the same amount): nothing moved now, so nothing applies
+                if self.hand is hand and self.round is current:
+                    self._armed = None
+                    self._next(current)  # the turn's clock starts again
+                raise CasinoError(codes.KEY_REUSED, "this key was used for another request")
+            current.bets.append(Bet(player, spot, stake))
             if self.hand is hand and self.round is current and not current.ending:
                 apply(box)  # (a void under way returns this stake with the others)
                 self._armed = None

@@ -112,7 +112,8 @@ class CasinoDecide(Message):
     `surrender`, or in the insurance window `insure`, `decline`, `even_money`. A decision that
     adds a stake (double, split, insure) needs a `key` (P-2) and the funds (K-4). Answered by
     `ok` {} once applied; errors `not_your_turn`, `wrong_phase`, `not_allowed`, `unknown_box`,
-    `decision_pending`, `insufficient_funds`, `missing_key`."""
+    `decision_pending`, `insufficient_funds`, `missing_key`, `idempotency_conflict` (a key
+    that posted another request: nothing moves, the decision is not applied)."""
 
     name = "casino_decide"
     fields = (

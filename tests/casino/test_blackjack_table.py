@@ -135,3 +135,33 @@ def test_staff_void_during_the_turns_returns_every_stake(casino: Casino) -> None
     casino.advance(DECIDE * 3)
     assert inbox.of("bob", ev.OwnSettlement) == [] and actor.phase == "closed"
     casino.ok()
+
+
+def test_a_key_reused_for_another_decision_is_refused_and_applies_nothing(casino: Casino) -> None:
+    """P-2: split with key s1, then a double with s1 again (same amount, same round: the ledger
+    sees the first transfer) is idempotency_conflict and the hand is not doubled; the same for
+    the confirmation's key. A new key doubles; the round settles normally (no void)."""
+    casino.fund_house()
+    actor, inbox = table(casino, "8s 6d 8d Tc 3c Td 2h 9h")
+    casino.fund_player("alice", 1_000)
+    casino.join(actor, "alice")
+    box_bet(casino, actor, "alice", 1, 100)  # key alice-1
+    casino.advance(WINDOW)
+    casino.wait(actor.decide("alice", 1, "split", key="s1"))
+    assert casino.balance(wallet("alice", USD)) == 800
+    for reused in ("s1", "alice-1"):
+        with pytest.raises(CasinoError) as refused:
+            casino.wait(actor.decide("alice", 1, "double", key=reused))
+        assert refused.value.code == "idempotency_conflict"
+        assert len(actor.hand.boxes[0].hands[0].cards) == 2  # 8 3: not doubled
+    assert casino.balance(wallet("alice", USD)) == 800
+    casino.wait(actor.decide("alice", 1, "double", key="d1"))  # 8 3 T = 21
+    assert casino.balance(wallet("alice", USD)) == 700
+    assert actor.decide("alice", 1, "stand") is None  # hand 2: 8 2
+    casino.drain()
+    # dealer 6 T = 16 draws 9: bust. Hand 1 (200) +200, hand 2 (100) +100.
+    own = inbox.of("alice", ev.OwnSettlement)[0]
+    assert (own.staked, own.paid) == (300, 600)
+    assert inbox.of("alice", ev.RoundVoided) == []
+    assert casino.balance(wallet("alice", USD)) == 1_300
+    casino.ok()
