@@ -165,6 +165,7 @@ class CasinoTable:
             self.game.spots is not None and spot not in self.game.spots
         ):
             raise CasinoError("unknown_spot", f"no {spot!r} at this table")
+        spot = self.game.spot_name(spot)  # K-5: one position, one bet, however it is spelt
         found.drafts.setdefault(player, []).append((spot, stake))
         return found.draft(player)
 

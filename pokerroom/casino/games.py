@@ -56,6 +56,9 @@ class RoundGame(Protocol):
     def open_round(self) -> int:
         """Prepare a new round; its number in the shoe (1 for games without a shoe)."""
 
+    def spot_name(self, spot: str) -> str:
+        """The layout's one name of a spot (R-5: roulette numbers in order), or `unknown_spot`."""
+
     def check(self, bet: Bet, round_in_shoe: int) -> None:
         """Refuse a bet the table does not take (K-5), raising CasinoError."""
 
@@ -99,6 +102,10 @@ class _ShoeGame(Generic[R]):
     def spots(self) -> frozenset[str] | None:
         """The spots the rules offer (B-16, DT-4 … DT-6, the boxes of BJ-5)."""
         return self.rules.spots
+
+    def spot_name(self, spot: str) -> str:
+        """A spot has one name (the table checks it is offered)."""
+        return spot
 
     @property
     def window_s(self) -> float:
@@ -186,6 +193,10 @@ class _RngGame:
         """K-2."""
         return self.window
 
+    def spot_name(self, spot: str) -> str:
+        """A spot has one name (the table checks it is offered)."""
+        return spot
+
     def open_round(self) -> int:
         """No shoe: every round is the first."""
         return 1
@@ -205,6 +216,10 @@ class RouletteGame(_RngGame):
     def spots(self) -> frozenset[str] | None:
         """Every layout position (R-5): too many to list here."""
         return None
+
+    def spot_name(self, spot: str) -> str:
+        """R-5: `split:20-17` is `split:17-20`; a position off the layout is `unknown_spot`."""
+        return roulette.canonical(spot)
 
     def check(self, bet: Bet, round_in_shoe: int) -> None:
         """R-5, K-5."""

@@ -1,6 +1,7 @@
 """RNG-9, L-7: a settled round's record alone replays it. The round's row (its outcome record)
 and its bet rows recompute every player's payout, equal to the stored summary and to what the
-settlement moved; on SQLite and PostgreSQL."""
+settlement moved; on SQLite and PostgreSQL. And a bet's record names its position once (K-5,
+R-5): the limits hold whatever the spelling."""
 
 from __future__ import annotations
 
@@ -68,3 +69,34 @@ def test_the_record_alone_replays_the_round(casino: Casino, game: str, spots: li
         staked = sum(b.stake for b in bets if b.player == name)
         assert casino.balance(wallet(name, USD)) == 100_000 - staked + paid[name]
     casino.ok()
+
+
+def test_one_roulette_position_is_one_bet_whatever_the_order_of_its_numbers(
+    casino: Casino,
+) -> None:
+    """K-5, R-5: `split:20-17` is `split:17-20`: the draft holds it under the layout's name and
+    the split's maximum (100,000) holds across both spellings, in one draft or two
+    confirmations; a position off the layout is refused at once."""
+    from pokerroom.casino.core.errors import CasinoError
+
+    casino.fund_house()
+    table, _ = casino.table(table_id="r9")
+    casino.fund_player("alice", 1_000_000)
+    casino.join(table, "alice")
+    assert table.place("alice", "split:20-17", 60_000) == {"split:17-20": 60_000}
+    assert table.place("alice", "split:17-20", 50_000) == {"split:17-20": 110_000}
+    with pytest.raises(CasinoError) as over:
+        table.confirm("alice", "k1")
+    assert over.value.code == "above_maximum"
+    table.clear("alice")
+    table.place("alice", "split:17-20", 60_000)
+    casino.wait(table.confirm("alice", "k2"))
+    table.place("alice", "split:20-17", 50_000)
+    with pytest.raises(CasinoError) as again:
+        table.confirm("alice", "k3")
+    assert again.value.code == "above_maximum"
+    with pytest.raises(CasinoError) as off:
+        table.place("alice", "split:17-21", 100)
+    assert off.value.code == "unknown_spot"
+    assert casino.balance(wallet("alice", USD)) == 1_000_000 - 60_000
+    table.stop()
