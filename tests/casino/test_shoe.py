@@ -92,3 +92,20 @@ def test_the_commitment_names_the_order_burn_and_cut() -> None:  # RNG-2, K-20
     assert Shoe(swapped, cut_from_end=7, burn=1).commitment() != base
     assert Shoe(order, cut_from_end=8, burn=1).commitment() != base
     assert Shoe(order, cut_from_end=7, burn=2).commitment() != base
+
+
+@pytest.mark.parametrize("game", ["baccarat", "dragon_tiger", "blackjack"])
+def test_a_void_round_starts_a_new_shoe(game: str) -> None:  # K-8, K-7
+    """The card games keep their shoe between rounds (K-21) until a round is void: then the
+    next round is the first of a freshly shuffled shoe (another commitment, RNG-10)."""
+    import random
+
+    from pokerroom.casino import settings
+    from pokerroom.casino.games import make_game
+
+    table = make_game(game, settings.game_table(game), random.Random(3))
+    assert [table.open_round() for _ in range(3)] == [1, 2, 3]
+    before = table.shoe.commitment()
+    table.void()
+    assert table.open_round() == 1
+    assert table.shoe.commitment() != before
