@@ -44,7 +44,6 @@ def upgrade() -> None:
         sa.Column("tournament_id", sa.String(40), nullable=False),
         sa.Column("table_id", sa.String(48), nullable=False),
         sa.Column("ended_at_ms", sa.BigInteger(), nullable=False),
-        sa.PrimaryKeyConstraint("player_id", "hand_id", name="pk_tournament_hand_players"),
     )
     op.create_index(
         "ix_tournament_hand_players_player_ended",

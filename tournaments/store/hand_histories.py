@@ -21,8 +21,9 @@ from sqlalchemy.engine import Connection
 
 #: The two statements of `record_hand_history`, in each driver's parameter style, prepared
 #: once: a hand is stored every few milliseconds at a large tournament, and building SQLAlchemy
-#: statements per hand costs more than the writing (docs/PERFORMANCE.md). `ON CONFLICT DO
-#: NOTHING` (SQLite and PostgreSQL alike): a retried write adds nothing.
+#: statements per hand costs more than the writing (docs/PERFORMANCE.md). The record's `ON
+#: CONFLICT DO NOTHING` (SQLite and PostgreSQL alike): a retried write adds nothing, and its
+#: players are written only with a new record.
 def _sql(p: Callable[[str], str]) -> tuple[str, str]:
     """The statements with `p(name)` as each parameter's placeholder."""
     where = f"{p('tid')}, {p('table')}, {p('ended')}"
@@ -30,8 +31,7 @@ def _sql(p: Callable[[str], str]) -> tuple[str, str]:
         "INSERT INTO tournament_hand_histories (hand_id, tournament_id, table_id, ended_at_ms, "
         f"history) VALUES ({p('hand')}, {where}, {p('history')}) ON CONFLICT (hand_id) DO NOTHING",
         "INSERT INTO tournament_hand_players (player_id, hand_id, tournament_id, table_id, "
-        f"ended_at_ms) VALUES ({p('who')}, {p('hand')}, {where}) "
-        "ON CONFLICT (player_id, hand_id) DO NOTHING",
+        f"ended_at_ms) VALUES ({p('who')}, {p('hand')}, {where})",
     )
 
 
