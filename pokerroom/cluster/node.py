@@ -199,6 +199,17 @@ class ClusterNode(Service):
         if self._round is not None or not self.running:
             return  # the last round has not come back: the watchdog guards the leases
         self.rounds += 1
+        refresh = getattr(self.host, "refresh", None)  # lists that change (tournaments)
+        if refresh is None:
+            self._run_round()
+            return
+        d = refresh()
+        self._round = d
+        d.addErrback(self._round_failed)
+        d.addCallback(lambda _: self._run_round())
+
+    def _run_round(self) -> Deferred[Any]:
+        """The round's thread call, then its answer on the reactor thread."""
         sent = self.clock.seconds()
         held = dict(self.held)
         s = self.settings
@@ -206,7 +217,7 @@ class ClusterNode(Service):
         self._round = d
         d.addCallback(self._answered, held, sent)
         d.addErrback(self._round_failed)
-        d.addBoth(self._round_done)
+        return d.addBoth(self._round_done)
 
     def _round_done(self, _: object) -> None:
         self._round = None
@@ -227,6 +238,9 @@ class ClusterNode(Service):
             self.draining = found.draining
             log.warning("node_draining" if self.draining else "node_undrained", node=self.node)
         self._hand_over(found)
+        for resource in sorted(set(self.held) - self.configured):  # a tournament that ended
+            if self.host.idle(resource):
+                self._release(resource)
         return self._spread(found)
 
     # ------------------------------------------------------------------ self-stop

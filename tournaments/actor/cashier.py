@@ -9,18 +9,19 @@ decision as ONE transfer, all or nothing, under one idempotency key chosen by th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from pokerroom.ledger import AccountKind, AccountRef, LedgerService
+from pokerroom.ledger import AccountKind, AccountRef, LedgerService, transfers
 from pokerroom.ledger import accounts as ledger_accounts
 from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.posting import StaleIds
 from pokerroom.ledger.transfers import Transfer, transfer_on
+from tournaments.actor.fence import TournamentFence
 from tournaments.director.money import Account, MoneyMove
 
 T = TypeVar("T")
@@ -35,6 +36,23 @@ class Cashier:
         self.currency = currency
         self.reference = f"tournament:{tournament_id}"
         self.in_flight = 0  # transfers posted and not yet answered
+        #: Cluster mode: the tournament's lease; every transfer's transaction checks it first.
+        self.fence: TournamentFence | None = None
+
+    def _write(self, work: Callable[..., T], /, **kwargs: Any) -> Deferred[T]:
+        """`ledger.write(work, ...)`, on the fence's engine when there is one (cluster mode)."""
+        fence = self.fence
+        if fence is None:
+            return self.ledger.write(work, **kwargs)
+
+        def fenced(engine: Engine, **kwargs: Any) -> T:
+            return work(fence.engine(engine), **kwargs)
+
+        def refused(failure: Failure) -> Failure:
+            fence.refused(failure.value)
+            return failure
+
+        return self.ledger.write(fenced, **kwargs).addErrback(refused)
 
     def key(self, action: str, player: str, n: int | str) -> str:
         """The idempotency key of one money decision."""
@@ -62,13 +80,22 @@ class Cashier:
             d.callback(None)
             return d
         self.in_flight += 1
-        posted = self.ledger.transfer(
-            key=key,
-            kind=kind,
-            currency=self.currency,
-            postings=postings.items(),  # pairs: the ledger's Mapping form is keyed by AccountLike
-            reference=self.reference,
-        )
+        pairs = list(postings.items())  # pairs: the ledger's Mapping form is keyed by AccountLike
+        posted: Deferred[Transfer]
+        if self.fence is None:
+            posted = self.ledger.transfer(
+                key=key, kind=kind, currency=self.currency, postings=pairs, reference=self.reference
+            )
+        else:  # cluster mode: on the lease's fenced engine
+            posted = self._write(
+                transfers.transfer,
+                key=key,
+                kind=kind,
+                currency=self.currency,
+                postings=pairs,
+                reference=self.reference,
+                memo="",
+            )
 
         def answered(result: Transfer | Failure) -> Transfer | Failure | None:
             self.in_flight -= 1
@@ -92,7 +119,7 @@ class Cashier:
         """
         postings = list(self.postings(moves).items())
         self.in_flight += 1
-        done = self.ledger.write(
+        done = self._write(
             post_and,
             key=key,
             kind=kind,

@@ -449,6 +449,11 @@ class Durable:
         self._beat_commits = self.recorder.commits
         self._schedule_beat()
 
+    def stop(self) -> None:
+        """Write nothing more (a cluster node lost the lease: the state stays as stored)."""
+        self._stop_beat()
+        self.recorder.stop()
+
     def _stop_beat(self) -> None:
         if self._beat_call is not None and self._beat_call.active():
             self._beat_call.cancel()

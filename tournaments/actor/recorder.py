@@ -42,6 +42,7 @@ from twisted.python.failure import Failure
 from pokerroom.ledger import LedgerService
 from pokerroom.ledger.errors import LedgerError
 from pokerroom.ledger.posting import StaleIds
+from tournaments.actor.fence import TournamentFence
 
 #: One blocking write of a unit, on the unit's connection; its value is the unit's answer.
 Op = Callable[[Connection], Any]
@@ -131,6 +132,15 @@ def commit_groups_on(conn: Connection, groups: Sequence[Sequence[Op]]) -> list[A
     return _run_groups(conn, groups, careful=True)
 
 
+def commit_fenced_on(
+    conn: Connection, groups: Sequence[Sequence[Op]], fence: TournamentFence
+) -> list[Any]:
+    """`commit_groups_on` after the lease check in the same transaction (cluster mode): a
+    node that lost the tournament's lease writes none of the groups (`lease_lost`)."""
+    fence.check(conn)
+    return commit_groups_on(conn, groups)
+
+
 class Recorder:
     """Writes one tournament's units in order, group-committing those made during a commit."""
 
@@ -155,6 +165,10 @@ class Recorder:
         self.count_batches = True
         #: Told of the failure of a write nobody waits on (`write_quietly`).
         self.failed: Callable[[Failure], None] | None = None
+        #: Cluster mode: the tournament's lease, checked first in each commit's transaction.
+        self.fence: TournamentFence | None = None
+        #: Stopped (the node lost the lease): nothing more is written, every write is dropped.
+        self.stopped = False
         self.made = 0  # the last unit number given out
         self.committed = 0  # every unit up to this number is done (committed or refused)
         self.commits = 0  # transactions made
@@ -183,7 +197,18 @@ class Recorder:
         failure goes to `failed` (the hot path: a Deferred a hand is measurable)."""
         self._add(Group(list(ops)))
 
+    def stop(self) -> None:
+        """Write nothing more (the node stopped the tournament: its state is as stored)."""
+        self.stopped = True
+        for unit in self._queue:
+            if unit.counted:
+                self.counter.in_flight -= 1
+        self._queue.clear()
+        self._held.clear()  # nobody hears what was not stored
+
     def _add(self, group: Group) -> None:
+        if self.stopped:
+            return  # never answered: the tournament stopped on this node
         if self._depth:
             unit = self._open
             if unit is None:
@@ -219,7 +244,7 @@ class Recorder:
 
     def _flush(self) -> None:
         """Commit every sealed unit in one transaction, unless a commit is in flight."""
-        if self._flushing or not self._queue:
+        if self._flushing or not self._queue or self.stopped:
             return
         units = list(self._queue)
         self._queue.clear()
@@ -231,7 +256,11 @@ class Recorder:
         self._flushing = True
         self.commits += 1
         self.units_written += len(units)
-        d = self.ledger.commit_in_batch(partial(commit_groups_on, groups=batches))
+        fence = self.fence
+        if fence is None:
+            d = self.ledger.commit_in_batch(partial(commit_groups_on, groups=batches))
+        else:
+            d = self.ledger.commit_in_batch(partial(commit_fenced_on, groups=batches, fence=fence))
         d.addBoth(self._committed, units, groups)
 
     def _committed(
@@ -240,6 +269,8 @@ class Recorder:
         self._flushing = False
         if isinstance(outcome, Failure):
             log.error("tournament_write_failed", error=str(outcome.value), units=len(units))
+            if self.fence is not None:  # lease_lost: the node stops the tournament
+                self.fence.refused(outcome.value)
         for unit in units:
             if unit.counted:
                 self.counter.in_flight -= 1

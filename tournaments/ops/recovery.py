@@ -39,6 +39,7 @@ players hear `tournament_cancelled`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -212,6 +213,21 @@ def _decide_registering(conn: Connection, record: store.TournamentRecord, now_ms
     return Choice(tid, KEPT, why, _stored(conn, record, config))
 
 
+def _decide_one(conn: Connection, tid: str, status: str, now_ms: int) -> Choice:
+    """One stored tournament's choice, in the caller's transaction."""
+    record = store.load_tournament(conn, tid)
+    assert record is not None
+    if status == store.REGISTERING:
+        return _decide_registering(conn, record, now_ms)
+    if status == store.INTERRUPTED:  # stopped by an earlier start-up, undecided
+        conn.execute(
+            sa.update(store.tournaments)
+            .where(store.tournaments.c.id == tid)
+            .values(status=store.RUNNING)
+        )
+    return _decide_running(conn, record, now_ms)
+
+
 def decide(engine: Engine, now_ms: int) -> Recovery:
     """Blocking: interrupt, then resume, keep or cancel every stored tournament (one
     transaction per tournament; one that cannot be read is left as it is, and reported)."""
@@ -226,25 +242,46 @@ def decide(engine: Engine, now_ms: int) -> Recovery:
     errors: list[tuple[str, str]] = []
     for status, tids in ids.items():
         for tid in tids:
-
-            def work(conn: Connection, tid: str = tid, status: str = status) -> Choice:
-                record = store.load_tournament(conn, tid)
-                assert record is not None
-                if status == store.REGISTERING:
-                    return _decide_registering(conn, record, now_ms)
-                if status == store.INTERRUPTED:  # stopped by an earlier start-up, undecided
-                    conn.execute(
-                        sa.update(store.tournaments)
-                        .where(store.tournaments.c.id == tid)
-                        .values(status=store.RUNNING)
-                    )
-                return _decide_running(conn, record, now_ms)
-
             try:
-                choices.append(in_transaction(engine, work))
+                choices.append(
+                    in_transaction(
+                        engine, partial(_decide_one, tid=tid, status=status, now_ms=now_ms)
+                    )
+                )
             except (store.StoreError, msgspec.ValidationError, ValueError, KeyError) as exc:
                 errors.append((tid, f"{type(exc).__name__}: {exc}"))
     return Recovery(tuple(choices), tuple(errors))
+
+
+def live_ids(engine: Engine) -> list[str]:
+    """Blocking: the stored tournaments still to run (registering, running, interrupted), by id:
+    a cluster node's tournament resources (pokerroom/cluster/tournaments.py)."""
+
+    def work(conn: Connection) -> list[str]:
+        found: set[str] = set()
+        for status in (store.RUNNING, store.INTERRUPTED, store.REGISTERING):
+            found.update(store.tournaments_with_status(conn, status))
+        return sorted(found)
+
+    return in_transaction(engine, work)
+
+
+def decide_one(engine: Engine, tid: str, now_ms: int) -> Choice | None:
+    """Blocking: `decide` for one tournament (a cluster node that took its lease; its engine is
+    fenced by that lease): resumed, kept or cancelled as at start-up (T-18); None when it is not
+    registering, running or interrupted any more (finished, cancelled, unknown)."""
+
+    def work(conn: Connection) -> Choice | None:
+        record = store.load_tournament(conn, tid)
+        if record is None or record.status not in (
+            store.RUNNING,
+            store.INTERRUPTED,
+            store.REGISTERING,
+        ):
+            return None
+        return _decide_one(conn, tid, record.status, now_ms)
+
+    return in_transaction(engine, work)
 
 
 # --------------------------------------------------------------------------- the clock
