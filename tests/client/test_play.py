@@ -4,6 +4,7 @@ clicking buttons, against a real `pokerroom serve` (C-1, C-6, C-14, C-15)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -28,11 +29,12 @@ pytestmark = pytest.mark.slow
 
 
 def test_two_windows_play_hands_to_a_showdown_by_clicking(
-    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp]
+    qtbot: QtBot, room: Room, make_client: Callable[[str], ClientApp], tmp_path: Path
 ) -> None:
     """Register and deposit from the lobby, open the same table, sit, then click check/call
     until a hand is shown down: each window shows the other's cards only once shown (C-15),
-    and the chips shown add up to the buy-ins less the rake."""
+    and the chips shown add up to the buy-ins less the rake; the hand histories as PHH, then
+    as PokerStars text saved to a file."""
     ann, bob = ann_and_bob(qtbot, make_client, room.port, 10_000)
     assert ann.session.table_cap == 2  # C-1: the desktop cap from `hello` (the room's setting)
     tables = {app: open_table(qtbot, app, "nl-duel") for app in (ann, bob)}
@@ -78,6 +80,14 @@ def test_two_windows_play_hands_to_a_showdown_by_clicking(
     assert dialog is not None
     qtbot.waitUntil(lambda: "actions = [" in dialog.text.toPlainText(), timeout=WAIT_MS)
     assert "ann" in dialog.text.toPlainText() and dialog.status.text() == "newest first"
+    dialog.format_box.setCurrentIndex(1)  # PokerStars text, saved to a file a tracker imports
+    qtbot.waitUntil(lambda: "PokerStars Hand #" in dialog.text.toPlainText(), timeout=WAIT_MS)
+    assert "actions = [" not in dialog.text.toPlainText()  # the PHH page went
+    dialog.save(tmp_path / "hands.txt")
+    saved = (tmp_path / "hands.txt").read_text()
+    assert saved.startswith("PokerStars Hand #") and "*** SUMMARY ***" in saved
+    assert "Dealt to bob [" in saved and "Dealt to ann" not in saved  # C-15
+    assert dialog.status.text() == f"saved to {tmp_path / 'hands.txt'}"
 
 
 def test_keys_chat_refusals_sit_out_and_leave(

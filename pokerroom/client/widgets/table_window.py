@@ -188,16 +188,21 @@ class TableWindow(QWidget):
         self.refresh()
 
     def show_histories(self) -> None:
-        """Our finished hands at this table, newest first (`hand_histories`, PHH text)."""
+        """Our finished hands at this table, newest first (`hand_histories`, PHH or PokerStars)."""
         if self.history is not None:
             self.history.close()
         dialog = self.history = HistoryDialog(self.model.table_id, self)
         dialog.older.connect(lambda cursor: self._histories(dialog, cursor))
+        dialog.restart.connect(lambda: self._histories(dialog, None))
         dialog.show()
         self._histories(dialog, None)
 
     def _histories(self, dialog: HistoryDialog, before: str | None) -> None:
-        fields: dict[str, Any] = {"table_id": self.model.table_id, "limit": 10}
+        fields: dict[str, Any] = {
+            "table_id": self.model.table_id,
+            "limit": 10,
+            "format": dialog.format(),
+        }
         if before is not None:
             fields["before"] = before
         self.session.request("hand_histories", dialog.show_page, **fields)
