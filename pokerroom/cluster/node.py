@@ -128,6 +128,9 @@ class ClusterNode(Service):
         self._watchdog: IDelayedCall | None = None
         self._early: IDelayedCall | None = None  # an extra round when a lease we want expires
         self._retry: IDelayedCall | None = None  # the next try to write the node's row
+        self._registering: Deferred[Any] | None = None  # the row's write in flight
+        self.registered = False  # the node's row is written (deleted again by `stop`)
+        self.stopping = False  # `stop` ran: take nothing more
         self.rounds = 0
 
     # ------------------------------------------------------------------ interfaces
@@ -154,10 +157,15 @@ class ClusterNode(Service):
     def _register(self) -> None:
         """Write the node's row; tried again every `renew_seconds` until the database takes it."""
         self._retry = None
-        if not self.running:
+        if not self.running or self.stopping:
             return
         d = self.ledger.run(leases.register, self.node, self.address)
+        self._registering = d
         d.addCallbacks(self._registered, self._not_registered)
+        d.addBoth(self._registration_done)
+
+    def _registration_done(self, _: object) -> None:
+        self._registering = None
 
     def _not_registered(self, failure: Failure) -> None:
         self._round_failed(failure)
@@ -165,24 +173,42 @@ class ClusterNode(Service):
             self._retry = self.clock.callLater(self.settings.renew_seconds, self._register)
 
     def _registered(self, _: object) -> None:
+        self.registered = True
         log.info("node_registered", node=self.node, address=self.address)
-        if self.running and not self._loop.running:
+        if self.running and not self.stopping and not self._loop.running:
             self._loop.start(self.settings.renew_seconds, now=True)
 
     def stop(self) -> Deferred[Any]:
-        """Stop every resource and release its lease (the room is stopping)."""
+        """The room is stopping: stop every resource now (a hand mid-way stays `started`, void
+        at the next owner, C-12); once the round or row write in flight is back, release each
+        lease (epoch kept) and delete the node's row, so the other nodes count it gone and take
+        its resources at their next round, not after the TTL."""
+        self.stopping = True
         if self._loop.running:
             self._loop.stop()
         self._cancel_watchdog()
         for timer in (self._early, self._retry):
             if timer is not None and timer.active():
                 timer.cancel()
-        releases = []
-        for resource in sorted(self.held):
-            epoch = self.held[resource]
+        held = dict(self.held)
+        for resource in sorted(held):
             self._lose(resource, "node_stopping")
-            releases.append(self.ledger.run(leases.release, resource, self.node, epoch))
-        return DeferredList(releases, consumeErrors=True)
+        waits = [_after(d) for d in (self._round, self._registering) if d is not None]
+        gone = DeferredList(waits).addCallback(lambda _: self._leave(held))
+        return gone.addErrback(self._round_failed)
+
+    @inlineCallbacks
+    def _leave(self, held: dict[str, int]) -> Generator[Deferred[Any], Any, None]:
+        """Release the leases `held` had (each as its own write) and delete the node's row."""
+        releases = [
+            self.ledger.run(leases.release, resource, self.node, epoch)
+            for resource, epoch in sorted(held.items())
+        ]
+        yield DeferredList(releases, consumeErrors=True)
+        if self.registered:
+            yield self.ledger.run(leases.deregister, self.node)
+            self.registered = False
+            log.info("node_left", node=self.node, released=len(held))
 
     def stopService(self) -> Deferred[Any]:
         """Stop acting on anything (leases released by `stop`, else they expire)."""
@@ -310,9 +336,10 @@ class ClusterNode(Service):
         if self.draining:
             wanted = set(self.held)
         else:
-            surplus = len(self.held) - self._share(found)
+            mine = set(self.held) & self.configured  # an ended tournament's is released apart
+            surplus = len(mine) - self._share(found)
             wanted = set(self.handing_over)
-            for resource in sorted(set(self.held) - wanted, reverse=True):
+            for resource in sorted(mine - wanted, reverse=True):
                 if len(wanted) >= max(0, surplus):
                     break
                 wanted.add(resource)
@@ -337,12 +364,12 @@ class ClusterNode(Service):
     @inlineCallbacks
     def _spread(self, found: Round) -> Generator[Deferred[Any], Any, None]:
         """Take free or expired leases while this node owns fewer than its share."""
-        if self.draining or not self.running:
+        if self.draining or self.stopping or not self.running:
             return
         share = self._share(found)
         self._round_at_expiry(found)
         for resource in self.host.resources():
-            if len(self.held) >= share or not self.running:
+            if len(set(self.held) & self.configured) >= share or not self.running:
                 return
             if resource in self.held or found.owners.get(resource, self.node) != self.node:
                 continue  # ours already, or another's (a lease of our name: a past run's)
@@ -350,8 +377,11 @@ class ClusterNode(Service):
             epoch = yield self.ledger.run(
                 leases.take, resource, self.node, self.settings.ttl_seconds
             )
-            if epoch is None or not self.running:
+            if epoch is None:
                 continue
+            if self.stopping or not self.running:  # taken as the node stopped: give it back
+                yield self.ledger.run(leases.release, resource, self.node, int(epoch))
+                return
             self._take(resource, int(epoch), sent)
 
     def _round_at_expiry(self, found: Round) -> None:
@@ -394,3 +424,15 @@ class ClusterNode(Service):
         log.error("resource_open_failed", resource=resource, error=failure.getErrorMessage())
         if self.held.get(resource) == epoch:
             self._lose(resource, "open_failed")
+
+
+def _after(d: Deferred[Any]) -> Deferred[None]:
+    """A Deferred that fires (with None) once `d` has, leaving `d`'s own result alone."""
+    done: Deferred[None] = Deferred()
+
+    def passed(result: object) -> object:
+        done.callback(None)
+        return result
+
+    d.addBoth(passed)
+    return done

@@ -15,8 +15,9 @@ once and writes nothing (`close`): its state is the database's, as after a crash
 owner to resume. A tournament that ended (or was cancelled) leaves the list, and the node
 releases its lease.
 
-A drain or balance hands a tournament over once no write of it is in flight (`idle`): the next
-owner resumes it as after a restart (T-18), its hands in progress void.
+A drain or balance hands a tournament over at a moment when no hand runs at any of its tables
+and no write of it is in flight (`idle`): the next owner resumes it as after a restart (T-18)
+from the stored state, which is then every table's last hand; nothing is void.
 """
 
 from __future__ import annotations
@@ -125,6 +126,9 @@ class ClusterTournaments:
         """Nothing to hold: a tournament is handed over as after a restart (T-18)."""
 
     def idle(self, resource: str) -> bool:
-        """No write of the tournament in flight (or it is not open here)."""
+        """No hand running at any of its tables and no write in flight (or not open here)."""
         actor = self.actors.get(resource)
-        return actor is None or not actor.durable.recorder.behind
+        if actor is None or actor.status not in ("registering", "running"):
+            return True
+        running = any(table.hand_running for table in actor.floor.tables.values())
+        return not running and not actor.durable.recorder.behind

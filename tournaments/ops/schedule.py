@@ -182,6 +182,16 @@ class TournamentScheduler(Service):
 
     def _open(self, entry: ScheduleEntry, tid: str, starts_at: float) -> TournamentActor:
         """Create and open one tournament's actor."""
+        actor = self._actor(self.config_for(entry, tid, starts_at))
+        self.actors[tid] = actor
+        actor.open()
+        log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
+        if self.on_change is not None:
+            self.on_change(actor, "opened")
+        return actor
+
+    def config_for(self, entry: ScheduleEntry, tid: str, starts_at: float) -> TournamentConfig:
+        """The config of the tournament `tid` of `entry` starting at `starts_at`, opened now."""
         config = make_config(
             tid,
             self.structures[entry.structure],
@@ -204,13 +214,7 @@ class TournamentScheduler(Service):
             config = replace(config, deals=entry.deals)
         if entry.satellite is not None:  # T-16: seats in the target's next tournament
             config = replace(config, satellite=self.satellite_target(entry.satellite, starts_at))
-        actor = self._actor(config)
-        self.actors[tid] = actor
-        actor.open()
-        log.info("tournament_opened", tournament_id=tid, starts_at=starts_at)
-        if self.on_change is not None:
-            self.on_change(actor, "opened")
-        return actor
+        return config
 
     def satellite_target(self, spec: SatelliteEntry, starts_at: float) -> SatelliteTarget:
         """The target of a satellite starting at `starts_at`: the next tournament of the MTT
@@ -224,6 +228,10 @@ class TournamentScheduler(Service):
             any_of_level=spec.any_of_level,
             ticket_valid_days=spec.ticket_valid_days,
         )
+
+    def actor_for(self, config: TournamentConfig) -> TournamentActor:
+        """A new actor for `config` (a cluster node opening a tournament it took)."""
+        return self._actor(config)
 
     def _actor(self, config: TournamentConfig) -> TournamentActor:
         """A new actor for `config`, told through the desk (if any)."""
