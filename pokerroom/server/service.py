@@ -59,9 +59,10 @@ from pokerroom.server.settings import RoomSettings
 from pokerroom.server.throttle import LoginThrottle
 
 if TYPE_CHECKING:
-    from pokerroom.cluster.node import ClusterNode
+    from pokerroom.cluster.node import ClusterNode, ResourceHost
     from pokerroom.cluster.routing import ClusterRouting
     from pokerroom.cluster.tables import ClusterTables
+    from tournaments.actor.tournament import TournamentActor
     from tournaments.desk.desk import TournamentDesk
     from tournaments.ops.schedule import Schedule, ScheduleEntry, TournamentScheduler
 
@@ -124,8 +125,6 @@ class RoomService(MultiService):
         self.cluster_tables: ClusterTables | None = None
         self.nats_url = nats_url
         self.routing: ClusterRouting | None = None
-        if node is not None:
-            schedule = ()  # tournaments are not run by a cluster node yet (docs/design/cluster.md)
         self.tournaments: TournamentScheduler | None = None
         self.desk: TournamentDesk | None = None
         if isinstance(schedule, Sequence):
@@ -148,6 +147,7 @@ class RoomService(MultiService):
                 on_change=self.desk.changed,
                 recover=True,  # T-18: stored tournaments resume or are cancelled first
                 refunds=self.refunds_now,
+                cluster=node is not None,  # the node creates, takes and resumes them
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
@@ -240,10 +240,40 @@ class RoomService(MultiService):
             staff_state=self._staff_state if self.admin is not None else None,
         )
         self.cluster = ClusterNode(
-            node, self.ledger, self.cluster_tables, self.settings.cluster, clock=self.reactor
+            node, self.ledger, self._cluster_hosts(), self.settings.cluster, clock=self.reactor
         )
         if self.nats_url is not None:
             self._cluster_routing(node, self.nats_url)
+
+    def _cluster_hosts(self) -> ResourceHost:
+        """The node's resources: the tables, and with a schedule the schedule and tournaments."""
+        from pokerroom.cluster.hosts import Hosts
+        from pokerroom.cluster.schedule import SCHEDULE, ClusterSchedule
+        from pokerroom.cluster.tournaments import ClusterTournaments
+
+        assert self.cluster_tables is not None
+        scheduler = self.tournaments
+        if scheduler is None:
+            return self.cluster_tables
+
+        def opened(actor: TournamentActor) -> None:
+            scheduler.actors[actor.tid] = actor
+            if scheduler.on_change is not None:
+                scheduler.on_change(actor, "opened")
+
+        def closed(actor: TournamentActor) -> None:
+            scheduler.actors.pop(actor.tid, None)
+
+        tournaments = ClusterTournaments(
+            self.reactor,
+            self.ledger,
+            scheduler.actor_for,
+            opened=opened,
+            closed=closed,
+            cancelled=self.refunds_now,
+        )
+        schedule = ClusterSchedule(self.reactor, self.ledger, scheduler)
+        return Hosts({"table": self.cluster_tables, SCHEDULE: schedule, "tournament": tournaments})
 
     def _cluster_routing(self, node: str, nats_url: str) -> None:
         """Cluster mode: routing over NATS (tables of other nodes, sessions, shared tokens)."""

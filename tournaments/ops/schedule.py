@@ -62,8 +62,13 @@ class TournamentScheduler(Service):
         on_change: Callable[[TournamentActor, str], None] | None = None,
         recover: bool = False,
         refunds: Callable[[], Deferred[Any]] | None = None,
+        cluster: bool = False,
     ) -> None:
         self.reactor = reactor
+        #: Cluster mode: this service opens and recovers nothing; the node creates the
+        #: scheduled tournaments (pokerroom/cluster/schedule.py) and opens those whose lease it
+        #: takes (pokerroom/cluster/tournaments.py) with `config_for` and `actor_for`.
+        self.cluster = cluster
         #: Told when a tournament opens, starts, changes level, loses players or ends (the
         #: desk's `changed`: `tournament_status` and `tournament_lobby_update`).
         self.on_change = on_change
@@ -91,6 +96,8 @@ class TournamentScheduler(Service):
         # Named, not super(): Twisted's Service is unannotated, and mypy's untyped_calls_exclude
         # (pyproject) matches a call by the base's name but does not see through super().
         Service.startService(self)
+        if self.cluster:
+            return
         if not self.recover:
             self._loop.start(self.CHECK_SECONDS, now=True)
             return
