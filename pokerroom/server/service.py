@@ -14,7 +14,8 @@ the tables and finally the ledger.
 In cluster mode (`node` given: `serve --cluster URL --node NAME`, docs/design/cluster.md) the
 room opens no table at start: its `ClusterNode` (`self.cluster`, started after the ledger) takes
 the tables' leases and opens each table it takes (`pokerroom/cluster/tables.py`), fenced by the
-lease; tournaments are not run by a cluster node yet.
+lease; likewise the tournaments: the holder of `schedule:tournaments` creates the scheduled
+ones, and each runs on the node holding its lease (`pokerroom/cluster/tournaments.py`).
 """
 
 from __future__ import annotations

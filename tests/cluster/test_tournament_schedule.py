@@ -155,3 +155,26 @@ def test_two_nodes_create_each_scheduled_tournament_once_and_open_it_on_one_node
     for node in (a, b):
         room.wait(node.node.stopService())
     assert check_ledger(room.engine).ok
+
+
+def test_serve_cluster_runs_the_schedule_and_tournaments_through_the_node(tmp_path: Path) -> None:
+    """`serve --cluster`: the room's scheduler recovers and opens nothing itself (cluster=True)
+    and the node's resources are the tables, then `schedule:tournaments`, then tournaments."""
+    from twisted.internet.task import Clock
+
+    from pokerroom.server.service import RoomService
+    from pokerroom.server.settings import load_settings
+
+    url = f"sqlite:///{tmp_path / 'x.sqlite'}"
+    room = RoomService(Clock(), url, load_settings(), schedule=[SNG], node="n1")
+    try:
+        assert room.tournaments is not None and room.tournaments.cluster
+        assert room.cluster is not None and isinstance(room.cluster.host, Hosts)
+        found = room.cluster.host.resources()
+        tables = [f"table:{t.table_id}" for t in room.settings.tables]
+        assert found == [*sorted(tables), RESOURCE]
+        alone = RoomService(Clock(), url, load_settings(), schedule=[SNG])
+        assert alone.tournaments is not None and not alone.tournaments.cluster
+        alone.ledger.engine.dispose()
+    finally:
+        room.ledger.engine.dispose()
