@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 from nats.aio.subscription import Subscription
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
@@ -101,6 +101,9 @@ class TableServer:
         self.served: dict[str, Deferred[Subscription]] = {}
         self.seq: dict[str, int] = {}
         self.epochs: dict[str, int] = {}
+        #: (table, player) -> when the player last came back at the table, by the notice's
+        #: node clock: a drop notice older than that is stale (they came back elsewhere).
+        self.back_at: dict[tuple[str, str], float] = {}
         self._lines = LoopingCall(self.publish_lines)
         self._lines.clock = clock
 
@@ -135,12 +138,16 @@ class TableServer:
         """Stop answering for the table (the node lost or released its lease)."""
         d = self.served.pop(table_id, None)
         self.seq.pop(table_id, None)
+        self.back_at = {k: at for k, at in self.back_at.items() if k[0] != table_id}
         if d is not None:
             d.addCallback(self.bus.unsubscribe).addErrback(lambda f: None)
 
     # -- commands ---------------------------------------------------------------------------------
     def _respond(self, table_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
+        if self._stale(table_id, cmd):
+            log.info("stale_drop_notice", table_id=table_id, player_id=cmd.player)
+            return succeed(encode(Reply(ok=True, result={}, audience=self._audience(table_id))))
         d = maybeDeferred(run_command, self.lobby, table_id, cmd)
 
         def done(result: Any) -> bytes:
@@ -167,6 +174,17 @@ class TableServer:
             return encode(reply)
 
         return d.addCallbacks(done, refused)
+
+    def _stale(self, table_id: str, cmd: Command) -> bool:
+        """C-14 across nodes: a `disconnected` from the node the player left, arriving after
+        they came back here or (later by the clocks) on another node, changes nothing."""
+        key, at = (table_id, cmd.player), float(cmd.args.get("at", 0.0))
+        if cmd.op == "reconnected":
+            self.back_at[key] = max(at, self.back_at.get(key, at))
+            return False
+        if cmd.op != "disconnected":
+            return False
+        return self.hub.session_of(cmd.player) is not None or at < self.back_at.get(key, at)
 
     def _audience(self, table_id: str) -> list[str] | None:
         actor = self.lobby.tables.get(table_id)

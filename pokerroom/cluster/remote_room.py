@@ -26,6 +26,8 @@ from pokerroom.protocol.events import LobbyUpdate
 from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.cluster")
+#: Commands that say a player dropped or came back (C-14).
+CONNECTION_NOTICES = ("disconnected", "reconnected")
 #: The last event of a table whose snapshot could not be fetched: any next event is a gap.
 UNKNOWN = ("", -1, -1)
 
@@ -89,7 +91,10 @@ class RemoteRoom:
     def call(
         self, table_id: str, op: str, player: str, args: dict[str, Any], timeout: float
     ) -> Deferred[Reply]:
-        """Send one command to the table's owner; its reply."""
+        """Send one command to the table's owner; its reply. A connection notice carries
+        when it happened here (`at`), so the owner can tell a stale one (C-14)."""
+        if op in CONNECTION_NOTICES:
+            args = {**args, "at": self.hub.clock.seconds()}
         payload = encode(Command(op=op, player=player, args=args))
         d = self.bus.request(self.subjects.table_cmd(table_id), payload, timeout)
         return d.addCallback(decode, Reply)

@@ -21,7 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
+from pokerroom.cluster.schema import cluster_tokens
+from pokerroom.cluster.tokens import token_hash
 from pokerroom.ledger import make_engine
 from tests.cluster.natsproc import NatsServer, require_nats
 from tests.cluster.nodes import BUY_IN, DEPOSIT, SEATS, TABLES, Cluster, wait_for
@@ -203,6 +206,14 @@ def hello(crowd: CashCrowd, player: str, kind: str, **fields: Any) -> tuple[Bot,
     return bot, crowd.call(bot, kind, **fields)
 
 
+def token_stored(c: Cluster, token: str) -> bool:
+    """Whether the token's hash is in `cluster_tokens`."""
+    t = cluster_tokens
+    with c.engine.connect() as conn:
+        found = conn.execute(sa.select(t.c.player).where(t.c.token_hash == token_hash(token)))
+        return found.first() is not None
+
+
 def test_a_token_of_node_a_resumes_on_node_b_with_the_tables_back(cluster: Cluster) -> None:
     c = cluster
     far = c.tables_of("b")
@@ -213,6 +224,8 @@ def test_a_token_of_node_a_resumes_on_node_b_with_the_tables_back(cluster: Clust
     token = answer["result"]["token"]
     assert answer["result"]["tables"] == [far[0]]  # a knows the table b runs
     crowd.pump_until(lambda: settled(c, far[:1]) >= 1, 60)
+    # the login does not wait for the token's row (written after it, in order): wait for it
+    crowd.pump_until(lambda: token_stored(c, token), 20)
     assert bot.sock is not None
     crowd.selector.unregister(bot.sock)
     bot.sock.close()  # dropped, seat kept (C-14)

@@ -20,7 +20,8 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.internet.task import Clock
 
 from pokerroom.cash import CashTableConfig
-from pokerroom.cluster.bus import Bus
+from pokerroom.cluster.bus import Bus, encode
+from pokerroom.cluster.payloads import Command
 from pokerroom.cluster.routing import ClusterRouting
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -425,3 +426,25 @@ def test_after_a_nats_restart_each_node_asks_again_for_what_it_may_have_missed(
             run(loop, node.routing.stop())
     finally:
         server.stop()
+
+
+def test_a_drop_notice_from_a_node_the_player_left_is_stale_at_the_owner(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    """C-14 across nodes: a player who left node A and came back on the owner B, or (later by
+    the clocks) through another node, is not marked dropped by A's late notice."""
+    a, b = nodes
+    table = table_b(b)
+    login(b, "ann")  # ann is on the owner now
+    settle(loop, a, b)
+    remote = a.routing.remote.get("t1")
+    assert remote is not None
+    run(loop, a.routing.remote.call("t1", "disconnected", "ann", {}, 5.0))
+    a.clock.advance(10)
+    run(loop, remote.reconnected("cat"))  # cat came back through a node at 10
+    late = Command(op="disconnected", player="cat", args={"at": 5.0})  # sent at 5, arrived late
+    run(loop, a.routing.bus.request(a.routing.subjects.table_cmd("t1"), encode(late)))
+    fresh = Command(op="disconnected", player="cat", args={"at": 11.0})
+    run(loop, a.routing.bus.request(a.routing.subjects.table_cmd("t1"), encode(fresh)))
+    drops = [call for call in table.calls if call[0] == "disconnected"]
+    assert drops == [("disconnected", "cat")]  # only the fresh one
