@@ -204,6 +204,43 @@ def heartbeat(engine: Engine, name: str) -> bool:
     return bool(row[0]) if row is not None else False
 
 
+def deregister(engine: Engine, name: str) -> bool:
+    """Delete the node's row (a clean stop, or a start that failed after it was written): the
+    other nodes stop counting it at their next round; whether there was one."""
+    query = sa.text("DELETE FROM cluster_nodes WHERE name = :name RETURNING name")
+    row = in_transaction(engine, lambda conn: conn.execute(query, {"name": name}).first())
+    return row is not None
+
+
+#: What `forget` found: the row removed, no such node, the node alive, or holding leases.
+FORGOTTEN, NO_NODE, ALIVE, HOLDS_LEASES = "forgotten", "no_node", "alive", "holds_leases"
+_FORGET = sa.text(
+    "SELECT EXTRACT(EPOCH FROM clock_timestamp() - heartbeat_at),"
+    " (SELECT count(*) FROM cluster_leases WHERE owner = :name"
+    " AND expires_at > clock_timestamp())"
+    " FROM cluster_nodes WHERE name = :name FOR UPDATE"
+)
+
+
+def forget(engine: Engine, name: str, ttl: float) -> tuple[str, float]:
+    """Delete a dead node's row (`cluster forget`): refused while its heartbeat is within `ttl`
+    seconds or it holds an unexpired lease. The outcome and the heartbeat's age (seconds)."""
+
+    def work(conn: Connection) -> tuple[str, float]:
+        row = conn.execute(_FORGET, {"name": name}).first()
+        if row is None:
+            return NO_NODE, 0.0
+        age, held = float(row[0]), int(row[1])
+        if age <= ttl:
+            return ALIVE, age
+        if held:
+            return HOLDS_LEASES, age
+        conn.execute(sa.text("DELETE FROM cluster_nodes WHERE name = :name"), {"name": name})
+        return FORGOTTEN, age
+
+    return in_transaction(engine, work)
+
+
 def set_draining(engine: Engine, name: str, draining: bool = True) -> bool:
     """Mark a node draining (or not); whether such a node exists."""
     query = sa.text("UPDATE cluster_nodes SET draining = :d WHERE name = :name RETURNING name")

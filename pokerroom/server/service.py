@@ -12,10 +12,12 @@ and then the players' port. Stopping closes the listeners, says goodbye to every
 the tables and finally the ledger.
 
 In cluster mode (`node` given: `serve --cluster URL --node NAME`, docs/design/cluster.md) the
-room opens no table at start: its `ClusterNode` (`self.cluster`, started after the ledger) takes
-the tables' leases and opens each table it takes (`pokerroom/cluster/tables.py`), fenced by the
-lease; likewise the tournaments: the holder of `schedule:tournaments` creates the scheduled
-ones, and each runs on the node holding its lease (`pokerroom/cluster/tournaments.py`).
+room opens no table at start: its `ClusterNode` (`self.cluster`, started after the ledger and,
+with NATS, only once the bus is connected: a node that cannot reach NATS writes no row and
+takes no lease) takes the tables' leases and opens each table it takes
+(`pokerroom/cluster/tables.py`), fenced by the lease; likewise the tournaments: the holder of
+`schedule:tournaments` creates the scheduled ones, and each runs on the node holding its lease
+(`pokerroom/cluster/tournaments.py`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from pokerroom.admin.service import AdminService, staff_accounts
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.chat import ChatService
+from pokerroom.jobs.pending_bets import PendingBetsJob
+from pokerroom.jobs.refunds import RefundsJob
 from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
@@ -152,8 +156,11 @@ class RoomService(MultiService):
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
-        #: Scheduled jobs (T-18 refunds) on `[jobs]` intervals; they stop before the ledger.
-        self.jobs = JobService(reactor, self.ledger, settings.jobs)
+        #: Scheduled jobs (T-18 refunds, K-11 pending bets) on `[jobs]` intervals; they stop
+        #: before the ledger.
+        self.jobs = JobService(
+            reactor, self.ledger, settings.jobs, [RefundsJob(), PendingBetsJob()]
+        )
         Service.setServiceParent(self.jobs, self)
         if self.desk is not None:  # T-18: refunded players hear `tournament_cancelled`
             desk = self.desk
@@ -339,8 +346,8 @@ class RoomService(MultiService):
         if self.cluster is not None:  # where players reach this node (cluster status)
             host = cast(IPv4Address | IPv6Address, listeners.players.port.getHost())
             self.cluster.address = f"{host.host}:{host.port}"
-            if self.cluster.parent is None:  # after the ledger: it stops before it
-                Service.setServiceParent(self.cluster, self)
+            if self.cluster.parent is None and self.routing is None:  # after the ledger
+                Service.setServiceParent(self.cluster, self)  # so it stops before it
         try:
             MultiService.startService(self)  # SchemaNotAtHead before anything else runs
         except BaseException:
@@ -378,6 +385,8 @@ class RoomService(MultiService):
         )
         if self.routing is not None:  # cluster mode: NATS up before any player connects
             yield self.routing.start()
+            if self.cluster is not None and self.cluster.parent is None:  # and before the
+                Service.setServiceParent(self.cluster, self)  # node's row or any lease
         if self.admin is not None and listeners.admin is not None:
             self.admin.open(listeners.admin)  # staff first: the room is theirs to run
         listeners.players.open(self.factory)

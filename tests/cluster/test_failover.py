@@ -10,6 +10,8 @@ each node's tables (RENEW 0.5 s, TTL 3 s, margin 1 s: tests/cluster/nodes.py).
   stall the other node), it stops its tables on its own, whatever it writes is refused by the
   epoch (lease_lost), it takes tables again only at new epochs; no hand doubled; money exact.
 - `cluster drain`: the drained node's tables move between hands, no hand void.
+- SIGTERM (no drain): the node releases its leases and deletes its row; the other takes its
+  tables at its next round, not after the TTL. A node that cannot reach NATS registers nothing.
 """
 
 from __future__ import annotations
@@ -248,6 +250,69 @@ def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) ->
     check_money(c.engine, c.deposits)
     assert ledger_check(c.url).returncode == 0
     assert crowd.errors == []
+
+
+def test_sigterm_an_owner_the_other_node_takes_its_tables_at_its_next_round(
+    cluster: Cluster,
+) -> None:
+    """SIGTERM a (no drain) mid-hand: a exits 0 having released its leases and deleted its row;
+    b takes a's tables within a couple of renew rounds (far below the TTL), voids the hand a
+    left `started` (C-12), deals again; `cluster status` lists b only; money exact."""
+    c = cluster
+    crowd = c.crowd
+    assert crowd is not None
+    a_tables = c.tables_of("a")
+    crowd.pump(1.5)
+    crowd.pump_until(
+        lambda: any(r.status == "started" for r in c.hands(a_tables).values()), limit=20
+    )
+    last = c.last_numbers()
+    c.procs["a"].send_signal(signal.SIGTERM)
+    assert c.procs["a"].wait(timeout=20) == 0
+    stopped = time.monotonic()
+    crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=TTL + RENEW + 10)
+    taken = time.monotonic() - stopped
+    assert taken <= 3 * RENEW, taken  # not the TTL (3 s): b's next rounds
+    assert [n["name"] for n in c.status()["nodes"]] == ["b"]
+    assert {e["why"] for e in c.log("a") if e.get("event") == "resource_lost"} <= {
+        "handed_over",
+        "node_stopping",
+    }
+    c.reconnect(a_tables, "b")
+    crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
+    print(f"SIGTERM: a's tables taken by b {taken:.2f} s after a exited")
+    c.stop_all()
+    check_money(c.engine, c.deposits)
+    assert ledger_check(c.url).returncode == 0
+    assert crowd.errors == []
+
+
+def test_a_node_that_cannot_reach_nats_writes_no_row_and_takes_no_table(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """A node started with a NATS URL nobody serves exits 1 without having registered or taken
+    a lease: the running node's tables never change hands (epochs stay 1)."""
+    with fresh_pg_schema("cluster_no_nats") as url:
+        migrate(url)
+        c = Cluster(tmp_path, url, nats_url, make_engine(url))
+        try:
+            c.start("a")
+            wait_for(lambda: c.owned() == {"a": TABLES}, 20, "a takes every table")
+            args = ["serve", "--db", url, "--port", "0", "--config", str(tmp_path / "room.toml")]
+            done = subprocess.run(
+                [*CLI, *args, "--cluster", "nats://127.0.0.1:9", "--node", "x"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1 and "cannot reach NATS" in done.stderr, done.stderr
+            time.sleep(2 * RENEW)  # a's rounds after x is gone: nothing to hand back
+            assert [n["name"] for n in c.status()["nodes"]] == ["a"]
+            assert set(epochs(c).values()) == {1} and c.owned() == {"a": TABLES}
+            assert [e for e in c.log("a") if e.get("event") == "resource_lost"] == []
+        finally:
+            c.stop_all()
+            c.engine.dispose()
 
 
 def test_three_nodes_split_six_tables_and_two_share_a_dead_ones(

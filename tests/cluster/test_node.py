@@ -217,3 +217,50 @@ def test_a_node_started_while_the_database_is_out_registers_once_it_is_back(
     assert a.owned() == frozenset(host.names)
     a.stopService()
     assert a.owned() == frozenset() and "table:h0" not in leases.owners(engine)  # released
+
+
+def test_a_stopped_node_releases_its_leases_and_leaves_and_the_other_takes_all_next_round(
+    engine: Engine,
+) -> None:
+    """`stop` (serve's clean stop): a's tables stop, its leases are released at their epoch and
+    its row is deleted; b counts it gone and takes both tables at its very next round (not
+    after the TTL), each at epoch + 1."""
+    clock = Clock()
+    host_a, host_b = Host(2), Host(2)
+    a, _ = node("a", engine, host_a, clock)
+    b, _ = node("b", engine, host_b, clock)
+    clock.advance(SETTINGS.renew_seconds)  # a hands one over, b takes it
+    assert a.owned() == {"table:h0"} and b.owned() == {"table:h1"}
+    a.stop()
+    assert a.owned() == frozenset() and host_a.closed[-1] == "table:h0"
+    assert [n.name for n in leases.nodes(engine)] == ["b"]
+    (h0,) = [lease for lease in leases.leases(engine) if lease.resource == "table:h0"]
+    assert h0.owner == "a" and h0.epoch == 1 and h0.expires_in <= 0  # released, epoch kept
+    clock.advance(SETTINGS.renew_seconds)  # b's next round: 1 live node, share 2
+    assert b.owned() == {"table:h0", "table:h1"} and b.epoch("table:h0") == 2
+    a.stopService()  # what serve's MultiService does next: nothing more
+    assert [n.name for n in leases.nodes(engine)] == ["b"]
+
+
+def test_a_node_that_takes_a_lease_as_it_stops_gives_it_back(engine: Engine) -> None:
+    """A round in flight when `stop` runs may still take a lease: it is released at once, the
+    table is never opened, and the node's row is deleted once that round is back."""
+    clock = Clock()
+    host = Host(1)
+    ledger = SyncLedger(engine)
+    a = ClusterNode("a", cast(LedgerService, ledger), host, SETTINGS, clock=clock)
+    taking: Deferred[Any] = Deferred()
+    real_run = ledger.run
+
+    def run(work: Callable[..., Any], /, *args: Any) -> Deferred[Any]:
+        if work is leases.take:  # the take's answer comes back after stop
+            result = real_run(work, *args)
+            return taking.addCallback(lambda _: result)
+        return real_run(work, *args)
+
+    ledger.run = run  # type: ignore[method-assign]
+    a.startService()
+    stopped = a.stop()
+    taking.callback(None)
+    assert stopped.called and host.open_now == {} and a.owned() == frozenset()
+    assert leases.owners(engine) == {} and leases.nodes(engine) == []
