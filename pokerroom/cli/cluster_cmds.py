@@ -1,9 +1,10 @@
-"""`pokerroom cluster status|drain` and the checks of `serve --cluster` (docs/OPERATIONS.md,
+"""`pokerroom cluster status|drain|forget` and the checks of `serve --cluster` (docs/OPERATIONS.md,
 "Running a cluster"; docs/design/cluster.md)."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -13,6 +14,9 @@ from pokerroom.cli.database import db_option, opened
 NO_SUCH_NODE = 67
 #: The database is not PostgreSQL (cluster mode needs it): EX_CONFIG, as a wrong URL.
 NOT_POSTGRESQL = 78
+#: `cluster forget NAME` of a node that may be alive (heartbeat within the TTL, or an unexpired
+#: lease): sysexits EX_TEMPFAIL, try again once it is dead (docs/OPERATIONS.md).
+NODE_ALIVE = 75
 
 
 def check_node_options(db_url: str | None, nats_url: str | None, node: str | None) -> str:
@@ -50,7 +54,7 @@ def install_cluster_reactor() -> None:
 
 @click.group("cluster")
 def cluster() -> None:
-    """Cluster nodes and leases: status, drain a node (docs/OPERATIONS.md).
+    """Cluster nodes and leases: status, drain or forget a node (docs/OPERATIONS.md).
 
     Read and written on the database directly; a cluster runs on PostgreSQL.
     """
@@ -64,17 +68,30 @@ def _require_postgresql(db_url: str | None) -> None:
         raise SystemExit(NOT_POSTGRESQL)
 
 
+def _ttl_option(func: Any) -> Any:
+    return click.option(
+        "--ttl",
+        type=click.FloatRange(0, min_open=True),
+        default=10.0,
+        show_default=True,
+        help="The cluster's [cluster] ttl_seconds: a heartbeat older than this is a dead node's.",
+    )(func)
+
+
 @cluster.command("status")
 @db_option
+@_ttl_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def status(db_url: str | None, as_json: bool) -> None:
-    """Nodes (heartbeat age, draining, address) and leases (owner, epoch, seconds to expiry)."""
+def status(db_url: str | None, ttl: float, as_json: bool) -> None:
+    """Nodes (heartbeat age, stale, draining, address) and leases (owner, epoch, expiry)."""
     import pokerroom.cluster.leases as leases
     from pokerroom.cli.output import show_table
 
     _require_postgresql(db_url)
     with opened(db_url) as engine:
         found = leases.status(engine)
+    for n in found["nodes"]:  # a stopped node deleted its row: one listed this old is dead
+        n["stale"] = n["heartbeat_age_seconds"] > ttl
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -85,7 +102,7 @@ def status(db_url: str | None, as_json: bool) -> None:
             [
                 n["name"],
                 n["address"],
-                f"{n['heartbeat_age_seconds']:.1f} s ago",
+                f"{n['heartbeat_age_seconds']:.1f} s ago" + (" (stale)" if n["stale"] else ""),
                 "yes" if n["draining"] else "no",
                 sum(
                     1
@@ -133,3 +150,36 @@ def drain(name: str, db_url: str | None, undo: bool) -> None:
         click.echo(f"node {name} takes tables again")
     else:
         click.echo(f"node {name} is draining: its tables move at the end of their hands")
+
+
+@cluster.command("forget")
+@click.argument("name")
+@db_option
+@_ttl_option
+def forget(name: str, db_url: str | None, ttl: float) -> None:
+    """Remove dead node NAME from cluster_nodes (refused while it may be alive)."""
+    import pokerroom.cluster.leases as leases
+
+    _require_postgresql(db_url)
+    with opened(db_url) as engine:
+        outcome, age = leases.forget(engine, name, ttl)
+    if outcome == leases.NO_NODE:
+        click.echo(
+            f"Error: no node {name!r} in cluster_nodes (see pokerroom cluster status)", err=True
+        )
+        raise SystemExit(NO_SUCH_NODE)
+    if outcome == leases.ALIVE:
+        click.echo(
+            f"Error: node {name} may be alive (heartbeat {age:.1f} s ago, within the TTL"
+            f" {ttl:g} s): stop it, or wait",
+            err=True,
+        )
+        raise SystemExit(NODE_ALIVE)
+    if outcome == leases.HOLDS_LEASES:
+        click.echo(
+            f"Error: node {name} still holds unexpired leases (heartbeat {age:.1f} s ago):"
+            " wait for them to expire",
+            err=True,
+        )
+        raise SystemExit(NODE_ALIVE)
+    click.echo(f"node {name} forgotten (its last heartbeat {age:.1f} s ago)")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 from sqlalchemy.engine import Engine
 
@@ -43,7 +45,7 @@ def test_serve_refuses_a_cluster_it_cannot_run(tmp_path: Path, args: list[str], 
 
 def test_cluster_commands_need_postgresql(tmp_path: Path) -> None:
     """`cluster status` and `drain` on SQLite: one line, exit 78 (EX_CONFIG)."""
-    for args in (["status"], ["drain", "a"]):
+    for args in (["status"], ["drain", "a"], ["forget", "a"]):
         result = CliRunner().invoke(main, ["cluster", *args, "--db", str(tmp_path / "x.sqlite")])
         assert result.exit_code == 78 and "PostgreSQL" in result.output
 
@@ -74,3 +76,37 @@ def test_status_and_drain(pg: Engine, pg_url: str) -> None:
     assert unknown.output.strip().splitlines() == [
         "Error: no node 'nobody' in cluster_nodes (see pokerroom cluster status)"
     ]
+
+
+@pytest.mark.postgresql
+def test_forget_removes_a_dead_node_only(pg: Engine, pg_url: str) -> None:
+    """`cluster forget NAME`: refused (75, one line) while the heartbeat is within --ttl or the
+    node holds an unexpired lease; then its row is gone (0) and status no longer lists it; an
+    unknown node is 67. status marks a node whose heartbeat is older than --ttl stale."""
+    leases.register(pg, "n1", "127.0.0.1:9001")
+    leases.register(pg, "n2", "127.0.0.1:9002")
+    assert leases.take(pg, "table:s1", "n1", 60) is not None
+    runner = CliRunner()
+
+    def forget(name: str) -> Any:
+        return runner.invoke(main, ["cluster", "forget", name, "--db", pg_url, "--ttl", "10"])
+
+    alive = forget("n1")
+    assert alive.exit_code == 75 and len(alive.output.strip().splitlines()) == 1
+    assert "may be alive" in alive.output
+    with pg.begin() as conn:  # n1 died 30 s ago; its lease still runs
+        conn.execute(sa.text("UPDATE cluster_nodes SET heartbeat_at = clock_timestamp()"
+                             " - interval '30 seconds' WHERE name = 'n1'"))  # fmt: skip
+    shown = runner.invoke(main, ["cluster", "status", "--db", pg_url, "--json"])
+    stale = {n["name"]: n["stale"] for n in json.loads(shown.output)["nodes"]}
+    assert stale == {"n1": True, "n2": False}
+    assert "(stale)" in runner.invoke(main, ["cluster", "status", "--db", pg_url]).output
+    holds = forget("n1")
+    assert holds.exit_code == 75 and "unexpired leases" in holds.output
+    with pg.begin() as conn:
+        conn.execute(sa.text("UPDATE cluster_leases SET expires_at = clock_timestamp()"))
+    done = forget("n1")
+    assert done.exit_code == 0 and "n1 forgotten" in done.output, done.output
+    assert [n.name for n in leases.nodes(pg)] == ["n2"]
+    assert forget("n1").exit_code == 67
+    assert forget("n2").exit_code == 75  # the live one stays
