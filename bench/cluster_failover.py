@@ -1,7 +1,9 @@
-"""Failover time of a two-node cluster: SIGKILL of a table's owner mid-hand -> its lease taken
-by the other node -> the first hand dealt there (docs/design/cluster.md, "Failure cases").
+"""Failover time of a two-node cluster: SIGKILL (or SIGTERM) of a table's owner mid-hand -> its
+lease taken by the other node -> the first hand dealt there (docs/design/cluster.md, "Failure
+cases").
 
 Run: .venv/bin/python bench/cluster_failover.py [--runs 3] [--ttl 10] [--renew 2] [--margin 3]
+     [--signal KILL|TERM]
      (needs PostgreSQL at POKERROOM_TEST_PG_URL or 127.0.0.1:5432, and nats-server)
 
 Each run: two `pokerroom serve --cluster --node` processes (a, b) on a fresh PostgreSQL schema
@@ -9,7 +11,9 @@ and a nats-server of the run's own, four tables of three bots with 1 s clocks
 (`tests/cluster/nodes.py`) with the `[cluster]` timings given (default: the room's defaults);
 the tables split 2 and 2, the bots play, node a is killed while one of its hands is running,
 its bots log in again on b. Prints, per run, the seconds from the kill to the lease taken and to
-the first hand dealt on b at one of a's tables; then the load average.
+the first hand dealt on b at one of a's tables; then the load average. With `--signal TERM` node
+a stops cleanly instead (its leases released, its row deleted): b takes the tables at its next
+round.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from tests.postgres import fresh_pg_schema
 from tests.serving import migrate
 
 
-def one_run(folder: Path, nats: str) -> tuple[float, float]:
+def one_run(folder: Path, nats: str, sig: signal.Signals) -> tuple[float, float]:
     """Seconds from the kill to the lease taken, and to the first hand dealt elsewhere."""
     with fresh_pg_schema("bench_failover") as url:
         migrate(url)
@@ -48,7 +52,7 @@ def one_run(folder: Path, nats: str) -> tuple[float, float]:
                 lambda: any(r.status == "started" for r in c.hands(a_tables).values()), 20
             )
             last = c.last_numbers()
-            c.procs["a"].send_signal(signal.SIGKILL)
+            c.procs["a"].send_signal(sig)
             killed = time.monotonic()
             c.procs["a"].wait()
             crowd.pump_until(lambda: c.owned() == {"b": TABLES}, 60)
@@ -75,6 +79,7 @@ def main() -> None:
     parser.add_argument("--ttl", type=float, default=10.0)
     parser.add_argument("--renew", type=float, default=2.0)
     parser.add_argument("--margin", type=float, default=3.0)
+    parser.add_argument("--signal", choices=["KILL", "TERM"], default="KILL")
     args = parser.parse_args()
     nodes.RENEW, nodes.TTL, nodes.MARGIN = args.renew, args.ttl, args.margin
     nodes.CONFIG = nodes.config(TABLES)  # the timings given, in the nodes' room.toml
@@ -85,10 +90,11 @@ def main() -> None:
             for run in range(args.runs):
                 folder = Path(tmp) / f"run{run}"
                 folder.mkdir()
-                taken, dealt = one_run(folder, server.url)
+                taken, dealt = one_run(folder, server.url, signal.Signals[f"SIG{args.signal}"])
                 print(
                     f"run {run}: lease taken {taken:.2f} s, first hand dealt elsewhere"
-                    f" {dealt:.2f} s after SIGKILL (ttl {args.ttl:g}, renew {args.renew:g})",
+                    f" {dealt:.2f} s after SIG{args.signal}"
+                    f" (ttl {args.ttl:g}, renew {args.renew:g})",
                     flush=True,
                 )
     finally:
