@@ -94,6 +94,11 @@ def one_round(
     return Round(draining, frozenset(renewed), live, owners, expiring)
 
 
+def _tournament_last(resource: str) -> tuple[bool, str]:
+    """Hand-over order, reversed: other resources (highest names first), then tournaments."""
+    return (not resource.startswith(f"{leases.TOURNAMENT}:"), resource)
+
+
 class ClusterNode(Service):
     """One node of the cluster: its row, its leases, the resources it acts on."""
 
@@ -339,7 +344,9 @@ class ClusterNode(Service):
             mine = set(self.held) & self.configured  # an ended tournament's is released apart
             surplus = len(mine) - self._share(found)
             wanted = set(self.handing_over)
-            for resource in sorted(mine - wanted, reverse=True):
+            # tournaments last (one moved pauses its players `outage.reconnect_seconds`)
+            order = sorted(mine - wanted, key=_tournament_last, reverse=True)
+            for resource in order:
                 if len(wanted) >= max(0, surplus):
                     break
                 wanted.add(resource)

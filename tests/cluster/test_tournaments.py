@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+from twisted.internet.task import Clock
 
 from pokerroom.cluster import leases
 from pokerroom.cluster.config import ClusterSettings
@@ -22,8 +23,12 @@ from pokerroom.cluster.hosts import Hosts
 from pokerroom.cluster.leases import LeaseLost
 from pokerroom.cluster.node import ClusterNode
 from pokerroom.cluster.tournaments import ClusterTournaments
+from pokerroom.ledger import make_engine
 from pokerroom.ledger.reports import check_ledger
+from tests.cluster.test_node import SETTINGS as SETTINGS_NODE
+from tests.cluster.test_node import Host, node
 from tests.postgres import fresh_pg_schema
+from tests.serving import migrate
 from tests.tournaments.actor_harness import Room
 from tests.tournaments.test_durable import (
     Staller,
@@ -204,3 +209,28 @@ def test_a_node_resumes_an_orphaned_tournament_and_a_fenced_write_changes_nothin
     assert leases.owners(room.engine).get(RESOURCE) == "x"
     inside, deposits = money(room.engine)
     assert inside == deposits == PLAYERS * FUNDS and check_ledger(room.engine).ok
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Iterator[Engine]:
+    """A fresh migrated schema of its own (node rows and leases only)."""
+    with fresh_pg_schema("cluster_balance") as url:
+        migrate(url)
+        found = make_engine(url)
+        yield found
+        found.dispose()
+
+
+def test_a_balance_hands_tables_over_before_tournaments(bare: Engine) -> None:
+    """A node joins: the first hands its surplus over tables first (highest names first) and
+    tournaments last, since a tournament moved pauses its players (T-18's reconnect pause)."""
+    clock = Clock()
+    host_a, host_b = Host(0), Host(0)
+    names = ["table:h0", "table:h1", "tournament:t1", "tournament:t2"]
+    host_a.names, host_b.names = list(names), list(names)
+    a, _ = node("a", bare, host_a, clock)
+    assert a.owned() == frozenset(names)
+    node("b", bare, host_b, clock)
+    clock.advance(SETTINGS_NODE.renew_seconds)  # a's round: 2 live nodes, share 2
+    assert a.owned() == {"tournament:t1", "tournament:t2"}
+    assert sorted(host_a.closed) == ["table:h0", "table:h1"]
