@@ -390,6 +390,17 @@ def test_admin_jobs_paid_as_money(answers: dict[str, Any]) -> None:
             "refunds: failed; 1 tournament(s) finished, 2 transfer(s), paid 0.05 T$, 1.50 USD; "
             "t2: pool short",
         ),
+        (  # K-11: the pending-bets job's own words, its money shown as money too
+            {
+                "job": "pending_bets",
+                "outcome": "ok",
+                "tournaments": [],
+                "transfers": 1,
+                "amounts": {"USD": 400},
+                "message": "pending_bets: ok; 1 round(s) voided, 1 transfer(s), paid 400 USD",
+            },
+            "pending_bets: ok; 1 round(s) voided, 1 transfer(s), paid 4.00 USD",
+        ),
         (
             {
                 "job": "refunds",

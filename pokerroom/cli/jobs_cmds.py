@@ -49,14 +49,13 @@ def run_line(report: Mapping[str, Any]) -> str:
     shown as it is.
     """
     raw = ", ".join(f"{n} {cur}" for cur, n in sorted(report["amounts"].items())) or "nothing"
-    counts = (
-        f"{report['job']}: {report['outcome']}; {len(report['tournaments'])} tournament(s) "
-        f"finished, {report['transfers']} transfer(s), paid "
-    )
+    marker = f" {report['transfers']} transfer(s), paid {raw}"
     message: str = report["message"]
-    if not message.startswith(counts + raw):
+    at = message.find(marker)
+    if not message.startswith(f"{report['job']}: {report['outcome']}; ") or at < 0:
         return message
-    return counts + paid(report["amounts"]) + message[len(counts + raw) :]
+    shown = f" {report['transfers']} transfer(s), paid {paid(report['amounts'])}"
+    return message[:at] + shown + message[at + len(marker) :]
 
 
 @click.group("jobs")

@@ -14,8 +14,9 @@ Then it checks L-7: each round's `in_play` account holds exactly the stakes of i
 while the round is open, and nothing once it ended; a difference is reported as the run's
 error (outcome `failed`), for staff to look into.
 
-`pokerroom jobs run pending_bets` runs it through the same runner, lock and `job_runs` row as
-the refund job; a daily cron line is the intended schedule (docs/CASINO.md).
+`serve` runs it every `[jobs] pending_bets_interval_seconds` (default 3600; 0: never) through the
+same runner, lock and `job_runs` row as the refund job, and so does `pokerroom jobs run
+pending_bets` (a cron line, docs/CASINO.md) and the staff's `job_run`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 
 from pokerroom.casino import settings as casino_settings
 from pokerroom.casino import store
-from pokerroom.jobs.runner import JobContext, Work
+from pokerroom.jobs.runner import JobContext, JobResult, Work
 from pokerroom.ledger.errors import LedgerError
 
 NAME = "pending_bets"
@@ -45,6 +46,10 @@ class PendingBetsJob:
     def limit_days(self) -> int:
         """The number of days a pending bet waits (K-11)."""
         return self.days if self.days is not None else casino_settings.common().pending_bet_days
+
+    def summary(self, result: JobResult) -> str:
+        """The casino rounds this run voided."""
+        return f"{len(result.rounds)} round(s) voided"
 
     def steps(self, ctx: JobContext) -> Generator[Work, Any, None]:
         """Find the rounds past the limit, then void each in its own transaction."""
@@ -67,6 +72,7 @@ class PendingBetsJob:
                 continue
             if voided.replayed:
                 continue
+            result.rounds.append(round_id)
             if voided.refunds:
                 result.transfers += 1
             for _, stake in voided.refunds:

@@ -50,7 +50,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from pokerroom.jobs.refund_plan import ROUNDING, account_ref, plan_rows
-from pokerroom.jobs.runner import JobContext, Work
+from pokerroom.jobs.runner import JobContext, JobResult, Work
 from pokerroom.ledger import accounts as ledger_accounts
 from pokerroom.ledger.db import in_transaction, read
 from pokerroom.ledger.errors import LedgerError
@@ -295,6 +295,10 @@ class RefundsJob:
 
     name: str = NAME
     batch: int | None = None  # components per transaction; None: the settings'
+
+    def summary(self, result: JobResult) -> str:
+        """The tournaments this run finished (their refunds all paid)."""
+        return f"{len(result.tournaments)} tournament(s) finished"
 
     def steps(self, ctx: JobContext) -> Generator[Work, Any, None]:
         """Plan, pay in batches, mark refunded; one tournament's failure does not stop others."""

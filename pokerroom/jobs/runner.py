@@ -41,6 +41,8 @@ class JobSettings:
     """`[jobs]` in config/room.toml: how often `serve` runs each job, and how it runs them."""
 
     refunds_interval_seconds: float = 60.0  # 0: `serve` never runs the refund job itself
+    #: K-11: how often `serve` voids casino rounds pending past the limit (0: never itself)
+    pending_bets_interval_seconds: float = 3600.0
     batch: int = 50  # refund components paid per transaction
     lease_seconds: float = 120.0  # SQLite: a lease not renewed for this long is free
     #: `serve` looks for runs made by other processes (cron, `pokerroom jobs run`) this often,
@@ -49,8 +51,9 @@ class JobSettings:
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot work."""
-        if self.refunds_interval_seconds < 0 or self.batch < 1 or self.lease_seconds < 1:
-            raise ValueError("jobs: interval >= 0, batch >= 1 and lease_seconds >= 1")
+        intervals = (self.refunds_interval_seconds, self.pending_bets_interval_seconds)
+        if min(intervals) < 0 or self.batch < 1 or self.lease_seconds < 1:
+            raise ValueError("jobs: intervals >= 0, batch >= 1 and lease_seconds >= 1")
         if self.watch_seconds < 0:
             raise ValueError("jobs: watch_seconds >= 0")
 
@@ -72,6 +75,7 @@ class JobResult:
     """What a run did so far (kept up to date step by step, so a stopped run still tells)."""
 
     tournaments: list[str] = field(default_factory=list)  # finished by this run
+    rounds: list[str] = field(default_factory=list)  # casino rounds voided by this run (K-11)
     amounts: dict[str, int] = field(default_factory=dict)  # currency -> paid to players
     transfers: int = 0  # ledger transfers made by this run
     errors: list[tuple[str, str]] = field(default_factory=list)  # (item, what went wrong)
@@ -107,6 +111,10 @@ class Job(Protocol):
 
     def steps(self, ctx: JobContext) -> Steps:
         """The job's work, as steps (see the module docstring)."""
+        ...
+
+    def summary(self, result: JobResult) -> str:
+        """What a run did, in a few words for its report: `2 tournament(s) finished`."""
         ...
 
 
@@ -188,7 +196,7 @@ def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunR
     )
     paid = ", ".join(f"{amount} {cur}" for cur, amount in sorted(result.amounts.items()))
     message = (
-        f"{job.name}: {outcome}; {len(result.tournaments)} tournament(s) finished, "
+        f"{job.name}: {outcome}; {job.summary(result)}, "
         f"{result.transfers} transfer(s), paid {paid or 'nothing'}"
     )
     if error:

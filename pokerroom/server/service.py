@@ -46,6 +46,8 @@ from pokerroom.admin.service import AdminService, staff_accounts
 from pokerroom.cash import HandStore, RoomPolicies, TableActor
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.chat import ChatService
+from pokerroom.jobs.pending_bets import PendingBetsJob
+from pokerroom.jobs.refunds import RefundsJob
 from pokerroom.jobs.runner import RunReport
 from pokerroom.jobs.service import JobService
 from pokerroom.ledger import LedgerService
@@ -154,8 +156,11 @@ class RoomService(MultiService):
             )
             self.desk.scheduler = self.tournaments
             Service.setServiceParent(self.tournaments, self)  # after the ledger: stops before it
-        #: Scheduled jobs (T-18 refunds) on `[jobs]` intervals; they stop before the ledger.
-        self.jobs = JobService(reactor, self.ledger, settings.jobs)
+        #: Scheduled jobs (T-18 refunds, K-11 pending bets) on `[jobs]` intervals; they stop
+        #: before the ledger.
+        self.jobs = JobService(
+            reactor, self.ledger, settings.jobs, [RefundsJob(), PendingBetsJob()]
+        )
         Service.setServiceParent(self.jobs, self)
         if self.desk is not None:  # T-18: refunded players hear `tournament_cancelled`
             desk = self.desk

@@ -389,7 +389,10 @@ def test_a_cancelled_tournaments_refunds_arrive_after_the_job_runs(room: Room) -
     assert rows[1].reason == "pay the storm refunds" and rows[1].after["job"] == "refunds"
     assert rows[2].after["tournaments"] == [tid] and rows[2].before == {"audit_id": rows[1].id}
     runs = admin.ok("job_list", job="refunds")
-    assert runs["jobs"] == [{"job": "refunds", "interval_seconds": 0.0}]
+    assert runs["jobs"] == [  # K-11's pending bets on their default interval, sorted by name
+        {"job": "pending_bets", "interval_seconds": 3600.0},
+        {"job": "refunds", "interval_seconds": 0.0},
+    ]
     assert runs["runs"][0]["id"] == report["run_id"] and runs["runs"][0]["outcome"] == "ok"
     assert director.code("tournament_cancel", tournament_id=tid, reason="x") == "not_allowed"
     close(director, admin, floor, *wires)
@@ -513,7 +516,8 @@ def test_the_cli_for_tournaments_and_jobs(room: Room) -> None:
     assert refused.exit_code == 1 and "not_allowed" in refused.output  # not running yet
     assert run("tournament", "cancel", tid, "--reason", "test", "--yes").exit_code == 0
     jobs = run("jobs", "list", "--json", user="adm1")
-    assert jobs.exit_code == 0 and json.loads(jobs.output)["jobs"][0]["job"] == "refunds"
+    assert jobs.exit_code == 0
+    assert [j["job"] for j in json.loads(jobs.output)["jobs"]] == ["pending_bets", "refunds"]
     forbidden = run("jobs", "run", "refunds", "--yes")
     assert forbidden.exit_code == 1 and "forbidden" in forbidden.output
     assert f"{tid} clitest: cancelled" in run("tournament", "show", tid).output

@@ -56,6 +56,7 @@ def test_refunds_after_the_limit_exactly_once(casino: Casino) -> None:
     assert casino.balance(wallet("alice", USD)) == 700
     done = run(casino, due + 90 * DAY_MS + 1)
     assert (done["outcome"], done["transfers"], done["amounts"]) == ("ok", 1, {USD: 400})
+    assert done["message"] == "pending_bets: ok; 1 round(s) voided, 1 transfer(s), paid 400 USD"
     assert casino.balance(wallet("alice", USD)) == 1_000
     assert casino.balance(wallet("bob", USD)) == 1_000
     assert casino.balance(money.in_play(round_id, USD)) == 0

@@ -12,7 +12,14 @@ import pytest
 import sqlalchemy as sa
 from twisted.internet.task import Clock
 
-from pokerroom.jobs import JobContext, JobSettings, RefundsJob, job_run, run_blocking
+from pokerroom.jobs import (
+    JobContext,
+    JobSettings,
+    PendingBetsJob,
+    RefundsJob,
+    job_run,
+    run_blocking,
+)
 from pokerroom.jobs.runs import recent_runs
 from pokerroom.jobs.schema import job_locks
 from pokerroom.jobs.service import JobService
@@ -79,6 +86,28 @@ def test_serve_runs_refunds_every_interval_and_a_second_run_pays_nothing(
     finally:
         jobs.stopService()
     room.check()
+
+
+def test_serve_runs_the_pending_bets_job_on_its_own_interval(
+    room: Room, ledger: LedgerService, clock: Clock
+) -> None:
+    """K-11: `serve` runs pending bets every `pending_bets_interval_seconds` beside the refund
+    job (here never by itself), through the same runner: a `job_runs` row of its own, its
+    report in its own words."""
+    settings = JobSettings(refunds_interval_seconds=0, pending_bets_interval_seconds=60)
+    jobs = JobService(clock, ledger, settings, [RefundsJob(), PendingBetsJob()])
+    jobs.startService()
+    pump: QueueReactor = ledger.pump  # type: ignore[attr-defined]
+    try:
+        clock.advance(59)
+        assert jobs._running == {}
+        clock.advance(1)
+        assert list(jobs._running) == ["pending_bets"]  # the refund job has no timer
+        report = pump.wait(jobs._running["pending_bets"].wait())
+        assert report.message == "pending_bets: ok; 0 round(s) voided, 0 transfer(s), paid nothing"
+        assert [r.job for r in recent_runs(room.engine)] == ["pending_bets"]
+    finally:
+        jobs.stopService()
 
 
 def test_stopping_mid_run_ends_the_row_and_frees_the_lock_then_a_rerun_finishes(
