@@ -34,6 +34,12 @@ log = structlog.get_logger("pokerroom.cluster.bus")
 
 #: How long a request waits for its answer by default.
 REQUEST_SECONDS = 5.0
+#: The client PINGs NATS this often (seconds) and drops the connection as stale, to reconnect,
+#: once more than `MAX_OUTSTANDING_PINGS` are unanswered: a link that silently discards (no
+#: RST, no FIN) is noticed in about (MAX_OUTSTANDING_PINGS + 1) * PING_SECONDS = 3 s instead of
+#: nats-py's default 2 min x 3 (docs/design/cluster.md, "Failure cases").
+PING_SECONDS = 1
+MAX_OUTSTANDING_PINGS = 2
 
 T = TypeVar("T")
 #: A subscription's handler: the payload and the reply subject (None for a publish).
@@ -151,6 +157,8 @@ class Bus:
             max_reconnect_attempts=self.connect_attempts,  # the first connect: a few tries
             reconnect_time_wait=self.reconnect_seconds,
             connect_timeout=self.connect_seconds,
+            ping_interval=PING_SECONDS,
+            max_outstanding_pings=MAX_OUTSTANDING_PINGS,
             disconnected_cb=disconnected,
             reconnected_cb=reconnected,
             error_cb=error,
