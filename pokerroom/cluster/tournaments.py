@@ -23,6 +23,7 @@ from the stored state, which is then every table's last hand; nothing is void.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 from sqlalchemy.engine import Engine
@@ -52,7 +53,7 @@ class ClusterTournaments:
         *,
         opened: Callable[[TournamentActor], None] | None = None,
         closed: Callable[[TournamentActor], None] | None = None,
-        cancelled: Callable[[], object] | None = None,
+        cancelled: Callable[[], Deferred[Any]] | None = None,
     ) -> None:
         self.clock = clock
         self.ledger = ledger
@@ -98,7 +99,9 @@ class ClusterTournaments:
             )
             if choice.stored is None:  # cancelled for outage: the refund job pays it
                 if self._cancelled is not None:
-                    self._cancelled()
+                    self._cancelled().addErrback(
+                        lambda f: log.error("refunds_failed", error=f.getErrorMessage())
+                    )
                 return
             actor = self._build(choice.stored.config)
             actor.cashier.fence = fence
