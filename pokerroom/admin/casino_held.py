@@ -7,7 +7,9 @@ once the win is reviewed, release an amount of it to the player's wallet
 (`casino_held_release`): one keyed ledger transfer `held -> wallet` of kind
 `casino_release`, with its audit row in the same transaction (never below zero: the held
 account cannot go negative). The same key again answers the first result and moves nothing
-(P-2).
+(P-2). Every release is limited by PB-11 (`jackpot_limits`: per withdrawal and per calendar
+month per player; the held balance does not tell a jackpot prize from a K-13 large win, so
+the limits apply to each release); a replay of a release is answered before the limits.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pokerroom.admin.args import PLAYER, REASON
 from pokerroom.admin.audit import Audited, Change
 from pokerroom.admin.commands import NoArgs, arg, command
 from pokerroom.admin.context import Context
+from pokerroom.admin.jackpot_limits import Limits, check_release, limits_in
 from pokerroom.admin.money_handlers import CURRENCY, KEY, positive_amount, used_currency
 from pokerroom.admin.roles import Role
 from pokerroom.admin.store import account_balance, balance_change
@@ -30,7 +33,7 @@ from pokerroom.casino import money
 from pokerroom.ledger import transfers
 from pokerroom.ledger.db import read
 from pokerroom.ledger.kinds import AccountKind, TransferKind, wallet
-from pokerroom.ledger.schema import accounts
+from pokerroom.ledger.schema import accounts, journal
 
 RELEASE_ACTION = "casino_held_release"
 
@@ -41,10 +44,24 @@ def release_key(staff: str, key: str) -> str:
 
 
 def release_work(
-    conn: Connection, staff: str, key: str, player: str, amount: int, currency: str, reason: str
+    conn: Connection,
+    staff: str,
+    key: str,
+    player: str,
+    amount: int,
+    currency: str,
+    reason: str,
+    now_ms: int,
+    limits: Limits,
 ) -> Change:
     """Move `amount` cents of `player`'s held balance to their wallet (K-13), keyed per staff
-    member; `insufficient_funds` when more than is held. A replay changes nothing."""
+    member, within PB-11's limits (`above_withdrawal_limit`, `above_monthly_limit`);
+    `insufficient_funds` when more than is held. A replay changes nothing."""
+    seen = conn.execute(
+        sa.select(journal.c.id).where(journal.c.idempotency_key == release_key(staff, key))
+    ).first()
+    if seen is None:
+        check_release(conn, RELEASE_ACTION, player, amount, now_ms, limits)
     before = account_balance(conn, AccountKind.HELD, player, currency)
     done = transfers.transfer_on(
         conn,
@@ -98,8 +115,9 @@ def casino_held_list(ctx: Context, args: NoArgs) -> Deferred[dict[str, Any]]:
 @command(RELEASE_ACTION, ReleaseArgs, Role.ADMIN, changes=True)
 def casino_held_release(ctx: Context, args: ReleaseArgs) -> Deferred[dict[str, Any]]:
     """Release a reviewed casino win (K-13): `amount` from the player's held balance to
-    their wallet, one keyed transfer with its audit row."""
+    their wallet within PB-11's limits, one keyed transfer with its audit row."""
     currency = used_currency(ctx, args.currency)
+    limits = limits_in(currency)
     d = ctx.change(
         RELEASE_ACTION,
         args.player,
@@ -111,5 +129,7 @@ def casino_held_release(ctx: Context, args: ReleaseArgs) -> Deferred[dict[str, A
         args.amount,
         currency,
         args.reason,
+        ctx.now_ms(),
+        limits,
     )
     return d.addCallback(Audited.answer)

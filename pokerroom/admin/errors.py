@@ -25,6 +25,8 @@ CONFIG_ERROR = "config_error"  # the room's configuration file cannot be read or
 APPROVAL_EXPIRED = "approval_expired"  # pending longer than approval_expire_hours
 REQUESTER_DISABLED = "requester_disabled"  # the admin who asked is disabled or not an admin
 UNKNOWN_CURRENCY = "unknown_currency"  # a currency the room does not use (no wallet opened)
+ABOVE_WITHDRAWAL_LIMIT = "above_withdrawal_limit"  # PB-11: one release above its limit
+ABOVE_MONTHLY_LIMIT = "above_monthly_limit"  # PB-11: the month's releases would pass the limit
 
 ADMIN_CODES = (
     FORBIDDEN,
@@ -44,4 +46,6 @@ ADMIN_CODES = (
     APPROVAL_EXPIRED,
     REQUESTER_DISABLED,
     UNKNOWN_CURRENCY,
+    ABOVE_WITHDRAWAL_LIMIT,
+    ABOVE_MONTHLY_LIMIT,
 )
