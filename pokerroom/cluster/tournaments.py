@@ -15,9 +15,10 @@ once and writes nothing (`close`): its state is the database's, as after a crash
 owner to resume. A tournament that ended (or was cancelled) leaves the list, and the node
 releases its lease.
 
-A drain or balance hands a tournament over at a moment when no hand runs at any of its tables
-and no write of it is in flight (`idle`): the next owner resumes it as after a restart (T-18)
-from the stored state, which is then every table's last hand; nothing is void.
+A drain or balance holds a tournament (no new hand at any of its tables, the level clock
+standing still) and hands it over once no hand runs and no write of it is in flight (`idle`):
+the next owner resumes it as after a restart (T-18) from the stored state, which is then every
+table's last hand; nothing is void.
 """
 
 from __future__ import annotations
@@ -126,7 +127,11 @@ class ClusterTournaments:
             self._closed(actor)
 
     def hold(self, resource: str) -> None:
-        """Nothing to hold: a tournament is handed over as after a restart (T-18)."""
+        """Deal no new hand at any of its tables (a drain or balance); the running ones end.
+        The level clock stands still meanwhile (the floor's hold, as for a deal, T-13)."""
+        actor = self.actors.get(resource)
+        if actor is not None and actor.status == "running":
+            actor.floor.hold()
 
     def idle(self, resource: str) -> bool:
         """No hand running at any of its tables and no write in flight (or not open here)."""

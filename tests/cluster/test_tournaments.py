@@ -234,3 +234,53 @@ def test_a_balance_hands_tables_over_before_tournaments(bare: Engine) -> None:
     clock.advance(SETTINGS_NODE.renew_seconds)  # a's round: 2 live nodes, share 2
     assert a.owned() == {"tournament:t1", "tournament:t2"}
     assert sorted(host_a.closed) == ["table:h0", "table:h1"]
+
+
+def test_a_drain_holds_the_tournament_and_hands_it_over_with_no_hand_void(room: Room) -> None:
+    """`cluster drain b`: b deals no new hand of the tournament (the floor held), releases the
+    lease (epoch kept) once no hand runs at any table and nothing is being written, and node c
+    takes it at epoch + 1 and resumes it from exactly the stacks b had: no hand void."""
+    bots = Staller(random.Random(3))
+    first = crashed_mtt(room, bots, "cd1")
+    room.wait(first.pending())
+    first.floor.stop()
+    first.stop_watching()
+    first.durable.stop()
+    resource = "tournament:cd1"
+    players = Bots(random.Random(4))
+
+    def build(config: TournamentConfig) -> TournamentActor:
+        actor = TournamentActor(config, room.clock, room.ledger, random.Random(5), players)
+        players.actor = actor
+        return actor
+
+    host_b = ClusterTournaments(room.clock, room.ledger, build)
+    b = ClusterNode("b", room.ledger, Hosts({"tournament": host_b}), SETTINGS, clock=room.clock)
+    b.startService()
+    pump_until(room, lambda: resource in host_b.actors)
+    again = host_b.actors[resource]
+    for _ in range(60):
+        advance(room, again)
+    assert again.status == "running"
+    leases.set_draining(room.engine, "b")
+    for _ in range(2000):
+        if resource not in b.owned():
+            break
+        advance(room, again)
+    assert resource not in b.owned() and again.floor.held
+    assert not any(t.hand_running for t in again.floor.tables.values())
+    held = memory_seats(again)
+    assert stored_seats(room, "cd1") == held  # every table's last hand stored: none void
+    (row,) = [lease for lease in leases.leases(room.engine) if lease.resource == resource]
+    assert (row.owner, row.epoch) == ("b", 1) and row.expires_in <= 0  # released, epoch kept
+    host_c = ClusterTournaments(room.clock, room.ledger, build)
+    c = ClusterNode("c", room.ledger, Hosts({"tournament": host_c}), SETTINGS, clock=room.clock)
+    c.startService()
+    pump_until(room, lambda: resource in host_c.actors)
+    assert c.epoch(resource) == 2
+    assert memory_seats(host_c.actors[resource]) == held
+    assert stored_row(room, "cd1").decision.startswith("resumed")
+    for started in (b, c):
+        room.wait(started.stopService())
+    inside, deposits = money(room.engine)
+    assert inside == deposits == PLAYERS * FUNDS and check_ledger(room.engine).ok
