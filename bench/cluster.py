@@ -26,6 +26,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,16 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def even(c: Cluster, names: list[str]) -> bool:
-    """Every table owned, by `names` only, shares differing by one at most."""
+    """Every table owned, by `names` only, none over its share (the balance hands a node's
+    surplus over ceil(tables / nodes)), each node some."""
     owned = c.owned()
     counts = [owned.get(n, 0) for n in names]
-    return set(owned) <= set(names) and sum(counts) == c.tables and max(counts) - min(counts) <= 1
+    share = -(-c.tables // len(names))
+    return (
+        set(owned) <= set(names)
+        and sum(counts) == c.tables
+        and 0 < min(counts) <= max(counts) <= share
+    )
 
 
 def measure(nats: str, count: int, clients: int, seconds: float) -> dict[str, float]:
@@ -134,6 +141,7 @@ def measure(nats: str, count: int, clients: int, seconds: float) -> dict[str, fl
                 "cross_n": len(cross),
                 "errors": len(crowd.errors),
             }
+            codes = dict(Counter(e.get("code") for e in crowd.errors))
             print(
                 f"nodes {count}: {tables} tables, {k} bots; {crowd.acts} actions in {wall:.1f} s"
                 f" = {found['actions_per_s']:.0f}/s; node CPU {cpu:.2f} s"
@@ -141,7 +149,7 @@ def measure(nats: str, count: int, clients: int, seconds: float) -> dict[str, fl
                 f" same-node act p50 {found['same_p50']:.1f} ms p99 {found['same_p99']:.1f} ms"
                 f" (n={len(same)}); cross-node act p50 {found['cross_p50']:.1f} ms"
                 f" p99 {found['cross_p99']:.1f} ms (n={len(cross)});"
-                f" errors {len(crowd.errors)}{'; tables moved meanwhile' if moved else ''}",
+                f" errors {len(crowd.errors)} {codes}{'; tables moved meanwhile' if moved else ''}",
                 flush=True,
             )
             crowd.drop_all()
