@@ -216,7 +216,9 @@ class CasinoTable:
         self._claim(found, player, draft)
         del found.drafts[player]
         bets = tuple(draft.items())
-        posted = self.store.place(found.round_id, player, self.config.currency, bets, key)
+        posted = self.store.place(
+            found.round_id, player, self.config.currency, bets, key, self.now_ms()
+        )
         answer = Answer()
         first = answer.wait()
 
@@ -351,12 +353,18 @@ class CasinoTable:
             self.log.exception("casino_draw_failed", round=current.round_id)
             self._void(current, f"malfunction: {type(exc).__name__}")
             return
-        self._post_settlement(current, record, settled)
+        audit = {**record.pop("audit", {}), "pool": self.pool}  # RNG-9: the row's only
+        self._post_settlement(current, record, settled, audit)
 
     def _post_settlement(
-        self, current: RoundState, record: dict[str, Any], settled: Settled
+        self,
+        current: RoundState,
+        record: dict[str, Any],
+        settled: Settled,
+        audit: dict[str, Any] | None = None,
     ) -> None:
-        """The round's one transaction with its record (L-3); then tell (persist, then tell)."""
+        """The round's one transaction with its record (L-3; RNG-9: `audit`, with the K-12 cap,
+        kept on the row, never told); then tell (persist, then tell)."""
         try:
             legs = money.settlement(
                 current.round_id,
@@ -377,8 +385,9 @@ class CasinoTable:
             "held": sorted(held),
             "pool_delta": settled.pool_delta,
         }
+        kept = {**(audit or {}), "max_win": self.config.max_win}
         posted = self.store.settle(
-            current.round_id, self.config.currency, legs, record, summary, self.now_ms()
+            current.round_id, self.config.currency, legs, record, summary, self.now_ms(), kept
         )
 
         def failed(failure: Failure) -> None:

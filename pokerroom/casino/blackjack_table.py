@@ -33,7 +33,7 @@ from pokerroom.casino.core.blackjack_rules import PARTIAL
 from pokerroom.casino.core.cards import names
 from pokerroom.casino.core.errors import CasinoError
 from pokerroom.casino.core.results import Bet, settlement
-from pokerroom.casino.games import BlackjackGame, Settled
+from pokerroom.casino.games import BlackjackGame, Settled, shoe_audit
 from pokerroom.casino.round_state import RoundState, refusal
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.store import Voided
@@ -66,6 +66,7 @@ class BlackjackTable(CasinoTable):
         self._told = 0  # events of the round already told
         self._armed: tuple[str, tuple[int, int] | None] | None = None
         self._claims: dict[str, dict[str, str]] = {}  # round id -> box spot -> player
+        self._decisions: list[dict[str, Any]] = []  # RNG-9: the round's decisions, timed
 
     # ------------------------------------------------------------------ boxes
     def _claim(self, found: RoundState, player: str, draft: dict[str, int]) -> None:
@@ -102,6 +103,7 @@ class BlackjackTable(CasinoTable):
             return
         self._told = 0
         self._armed = None
+        self._decisions = []
         self._next(current)
 
     def _tell_moves(self, current: RoundState, hand: BlackjackRound) -> None:
@@ -143,8 +145,12 @@ class BlackjackTable(CasinoTable):
                     str(box.number): [names(h.cards) for h in box.hands] for box in hand.boxes
                 },
             }
+            audit = {
+                **shoe_audit(self.blackjack.shoe_now(), self.blackjack.start),
+                "decisions": list(self._decisions),
+            }  # RNG-9: the hole card is in `dealt`; kept on the row, never told
             self.hand = None
-            self._post_settlement(current, record, settled)
+            self._post_settlement(current, record, settled, audit)
             return
         armed = (hand.phase, hand.turn)
         if armed == self._armed:
@@ -182,6 +188,7 @@ class BlackjackTable(CasinoTable):
         if hand is None or self.round is not current or self.deciding:
             return
         self._armed = None
+        self._decided(None, None, "timeout")
         hand.timeout()
         self._next(current)
 
@@ -201,7 +208,9 @@ class BlackjackTable(CasinoTable):
             raise CasinoError(errors.NOT_YOUR_TURN, f"box {box} is not {player}'s")
         apply = self._action(hand, action)
         if action not in STAKED:
+            index = self._index(hand, box)
             apply(box)
+            self._decided(player, (box, index), action)
             self._next(current)
             return None
         check = getattr(hand, f"can_{action}")
@@ -214,7 +223,7 @@ class BlackjackTable(CasinoTable):
         self.deciding = True
         self._cancel_timer()  # the clock waits for the ledger
         posted = self.store.place(
-            current.round_id, player, self.config.currency, [(spot, stake)], key
+            current.round_id, player, self.config.currency, [(spot, stake)], key, self.now_ms()
         )
         current.inflight.append(posted)
 
@@ -228,7 +237,9 @@ class BlackjackTable(CasinoTable):
                 raise CasinoError(codes.KEY_REUSED, "this key was used for another request")
             current.bets.append(Bet(player, spot, stake))
             if self.hand is hand and self.round is current and not current.ending:
+                index = self._index(hand, box)
                 apply(box)  # (a void under way returns this stake with the others)
+                self._decided(player, (box, index), action)
                 self._armed = None
                 self._next(current)
 
@@ -240,6 +251,18 @@ class BlackjackTable(CasinoTable):
             return refusal(failure)
 
         return posted.addCallbacks(applied, refused)
+
+    def _index(self, hand: BlackjackRound, box: int) -> int:
+        """The hand of `box` that decides now (0 in the insurance window)."""
+        turn = hand.turn
+        return turn[1] if turn is not None and turn[0] == box else 0
+
+    def _decided(self, player: str | None, where: tuple[int, int] | None, action: str) -> None:
+        """RNG-9: a decision applied (or the clock's default, `timeout`) with its time."""
+        entry: dict[str, Any] = {"at_ms": self.now_ms(), "action": action}
+        if where is not None:
+            entry.update(player=player, box=where[0], hand=where[1])
+        self._decisions.append(entry)
 
     def _action(self, hand: BlackjackRound, action: str) -> Callable[[int], object]:
         table: dict[str, Callable[[int], object]] = {

@@ -3,8 +3,9 @@
 Each class wraps a game of the pure core with its rules and its random source (RNG-1); the
 card games keep their shoe between rounds and take a new one after the cut-card round (B-18,
 K-21) or after a void (K-8). A drawn outcome comes with its record (RNG-9: what the round row
-stores, JSON-able), and a settlement with the legs the ledger needs beyond the players' and
-the bankroll's (the progressive pool and its seed, PB-5 … PB-8).
+stores, JSON-able; its `audit` part, the shoe's burned cards and the cards dealt in order, is
+kept on the row only, never told: `shoe_audit`), and a settlement with the legs the ledger
+needs beyond the players' and the bankroll's (the progressive pool and its seed, PB-5 … PB-8).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class RoundGame(Protocol):
         """Refuse a bet the table does not take (K-5), raising CasinoError."""
 
     def draw(self) -> tuple[Any, dict[str, Any]]:
-        """Draw the outcome once (K-20); it and its record (RNG-9)."""
+        """Draw the outcome once (K-20); it and its record (RNG-9; `audit`: the row's only)."""
 
     def settle(self, bets: Sequence[Bet], outcome: Any, max_win: int | None, pool: int) -> Settled:
         """Settle the round's bets on the outcome, capped per player (K-12)."""
@@ -97,6 +98,7 @@ class _ShoeGame(Generic[R]):
     rng: RandomSource
     window: float
     shoe: Shoe | None = field(default=None, init=False)
+    start: int = field(default=0, init=False)  # the shoe's position when the round opened
 
     @property
     def spots(self) -> frozenset[str] | None:
@@ -116,12 +118,15 @@ class _ShoeGame(Generic[R]):
         """The next round of the shoe; a new shoe after the cut-card round (B-18)."""
         if self.shoe is not None:
             try:
-                return self.shoe.start_round()
+                number = self.shoe.start_round()
+                self.start = self.shoe.position
+                return number
             except CasinoError as exc:
                 if exc.code != SHOE_FINISHED:
                     raise
         rules = self.rules
         self.shoe = Shoe.shuffled(self.rng, rules.decks, rules.cut_from_end, rules.burn)
+        self.start = self.shoe.position
         return self.shoe.start_round()
 
     def void(self) -> None:
@@ -147,7 +152,7 @@ class BaccaratGame(_ShoeGame[baccarat_bets.BaccaratRules]):
         """A coup from the shoe (B-5 … B-8)."""
         shoe = self._shoe()
         outcome = baccarat.draw(shoe)
-        return outcome, _coup_record(outcome, shoe)
+        return outcome, {**_coup_record(outcome, shoe), "audit": shoe_audit(shoe, self.start)}
 
     def settle(self, bets: Sequence[Bet], outcome: Any, max_win: int | None, pool: int) -> Settled:
         """B-10 … B-15."""
@@ -173,6 +178,7 @@ class DragonTigerGame(_ShoeGame[dragon_tiger.DragonTigerRules]):
             "tiger": names([outcome.tiger]),
             "shoe": shoe.commitment(),
             "position": shoe.position,
+            "audit": shoe_audit(shoe, self.start),
         }
         return outcome, record
 
@@ -284,8 +290,9 @@ class ProgressiveGame(_RngGame):
     def draw(self) -> tuple[Any, dict[str, Any]]:
         """A coup from a fresh shoe (PB-1)."""
         assert self.rules is not None
-        outcome = progressive.draw(self.rng, self.rules)
-        return outcome, _coup_record(outcome, None)
+        shoe = Shoe.shuffled(self.rng, self.rules.decks)  # as progressive.draw: no cut, no burn
+        outcome = baccarat.draw(shoe)
+        return outcome, {**_coup_record(outcome, None), "audit": shoe_audit(shoe, 0)}
 
     def settle(self, bets: Sequence[Bet], outcome: Any, max_win: int | None, pool: int) -> Settled:
         """PB-5 … PB-8 with the main bets (L-4)."""
@@ -320,6 +327,20 @@ class BlackjackGame(_ShoeGame[blackjack.BlackjackRules]):
     def settle(self, bets: Sequence[Bet], outcome: Any, max_win: int | None, pool: int) -> Settled:
         """Not a one-draw game: `BlackjackRound.settle` settles it."""
         raise CasinoError("bad_config", "blackjack is settled by its round")
+
+
+def shoe_audit(shoe: Shoe, start: int) -> dict[str, Any]:
+    """RNG-9's part of a round dealt from `shoe` from position `start`: the shoe (its
+    commitment, RNG-2), its burned cards, the round's number in it, the positions and the cards
+    dealt in order (a replay deals them again: `pokerroom.casino.replay`)."""
+    return {
+        "shoe": shoe.commitment(),
+        "round_in_shoe": shoe.rounds,
+        "burned": names(shoe.burned),
+        "start": start,
+        "end": shoe.position,
+        "dealt": names(shoe.cards[start : shoe.position]),
+    }
 
 
 def _coup_record(outcome: baccarat.BaccaratOutcome, shoe: Shoe | None) -> dict[str, Any]:

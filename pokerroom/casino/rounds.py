@@ -39,9 +39,16 @@ class RoundStore:
         return self.ledger.write(store.open_round, row)
 
     def place(
-        self, round_id: str, player: str, currency: str, bets: Sequence[tuple[str, int]], key: str
+        self,
+        round_id: str,
+        player: str,
+        currency: str,
+        bets: Sequence[tuple[str, int]],
+        key: str,
+        confirmed_ms: int,
     ) -> Deferred[Transfer]:
-        """wallet → the round's in_play, keyed by the client's key, with the bet rows (L-2)."""
+        """wallet → the round's in_play, keyed by the client's key, with the bet rows and their
+        confirmation time (L-2, RNG-9)."""
         amount = sum(stake for _, stake in bets)
         ledger_key = money.bet_key(player, key)
         return self.ledger.settle(
@@ -51,7 +58,12 @@ class RoundStore:
             postings=list(money.placement(round_id, player, currency, amount).items()),
             reference=round_id,
             also=partial(
-                store.add_bets, round_id=round_id, player=player, bets=list(bets), key=ledger_key
+                store.add_bets,
+                round_id=round_id,
+                player=player,
+                bets=list(bets),
+                key=ledger_key,
+                confirmed_ms=confirmed_ms,
             ),
         )
 
@@ -63,10 +75,16 @@ class RoundStore:
         outcome: dict[str, Any],
         summary: dict[str, Any],
         now_ms: int,
+        audit: dict[str, Any] | None = None,
     ) -> Deferred[None]:
         """The round's one transaction with its record (L-3, L-7, RNG-9)."""
         record = partial(
-            store.mark_settled, round_id=round_id, outcome=outcome, summary=summary, now_ms=now_ms
+            store.mark_settled,
+            round_id=round_id,
+            outcome=outcome,
+            summary=summary,
+            now_ms=now_ms,
+            audit=audit,
         )
         if not legs:  # no bet: nothing moves, the record is still kept
             return self.ledger.write(_record_only, record)

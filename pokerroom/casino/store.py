@@ -79,9 +79,14 @@ def open_round(engine: Engine, row: RoundRow) -> None:
 
 
 def add_bets(
-    conn: Connection, round_id: str, player: str, bets: Sequence[tuple[str, int]], key: str
+    conn: Connection,
+    round_id: str,
+    player: str,
+    bets: Sequence[tuple[str, int]],
+    key: str,
+    confirmed_ms: int,
 ) -> None:
-    """The bet rows of one confirmation, in its placement transaction (L-2)."""
+    """The bet rows of one confirmation, with its time (RNG-9), in its placement (L-2)."""
     conn.execute(
         sa.insert(casino_bets),
         [
@@ -91,6 +96,7 @@ def add_bets(
                 "spot": spot,
                 "stake": stake,
                 "transfer_key": key,
+                "confirmed_ms": confirmed_ms,
             }
             for spot, stake in bets
         ],
@@ -98,9 +104,15 @@ def add_bets(
 
 
 def mark_settled(
-    conn: Connection, round_id: str, outcome: dict[str, Any], summary: dict[str, Any], now_ms: int
+    conn: Connection,
+    round_id: str,
+    outcome: dict[str, Any],
+    summary: dict[str, Any],
+    now_ms: int,
+    audit: dict[str, Any] | None = None,
 ) -> None:
-    """The round's record (RNG-9) and status, in its settlement transaction (L-3, L-7)."""
+    """The round's record (RNG-9: outcome, summary, audit) and status, in its settlement
+    transaction (L-3, L-7)."""
     done = conn.execute(
         sa.update(casino_rounds)
         .where(casino_rounds.c.id == round_id, casino_rounds.c.status == OPEN)
@@ -109,6 +121,7 @@ def mark_settled(
             ended_ms=now_ms,
             outcome=json.dumps(outcome, sort_keys=True),
             summary=json.dumps(summary, sort_keys=True),
+            audit=json.dumps(audit, sort_keys=True) if audit else "",
         )
     )
     if done.rowcount != 1:

@@ -87,8 +87,10 @@ def test_the_bankroll_short_returns_every_stake(casino: Casino) -> None:
 class LostDouble(RoundStore):
     """The process dies while a double is posted: the stake lands, the table never hears."""
 
-    def place(self, round_id: str, player: str, currency: str, bets: Any, key: str) -> Any:
-        posted = super().place(round_id, player, currency, bets, key)
+    def place(
+        self, round_id: str, player: str, currency: str, bets: Any, key: str, confirmed_ms: int
+    ) -> Any:
+        posted = super().place(round_id, player, currency, bets, key, confirmed_ms)
         if any(spot.endswith(":double") for spot, _ in bets):
             return Deferred()
         return posted
