@@ -106,7 +106,8 @@ def measure(nats: str, count: int, clients: int, seconds: float) -> dict[str, fl
         try:
             for k, name in enumerate(names):
                 c.start(name)
-                wait_for(lambda k=k: even(c, names[: k + 1]), 120, f"{k + 1} nodes split")
+                started = names[: k + 1]
+                wait_for(lambda: even(c, started), 120, f"{k + 1} nodes split")  # noqa: B023
             crowd = Timed(0, random.Random(11))
             crowd.owner_of = c.owners()
             k = 0
