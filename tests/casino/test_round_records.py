@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from pokerroom.casino import settings
 from pokerroom.casino.core.baccarat import outcome_of
-from pokerroom.casino.core.cards import cards
+from pokerroom.casino.core.cards import cards, names
 from pokerroom.casino.core.dragon_tiger import DragonTigerOutcome
 from pokerroom.casino.core.results import Bet
 from pokerroom.casino.games import make_game
@@ -277,5 +277,36 @@ def test_a_blackjack_round_replays_from_its_record_with_timed_decisions(casino: 
             audit,
             [StoredBet(b.player, b.spot, b.stake, 0) for b in bets],
         )
+    actor.stop()
+    casino.ok()
+
+
+def test_an_open_blackjack_rounds_hole_card_reaches_no_player(casino: Casino) -> None:
+    """BJ-5 (the hole card face down until the dealer plays): while the round waits for a
+    decision the hole card (7d) is in no event told, not on the row (no audit; the `partial`
+    progress holds no dealer card) and not in the history; once settled, `audit.dealt` has it
+    in its place and the events told never carried the audit."""
+    from pokerroom.casino import store
+    from tests.casino.table_harness import two_boxes
+
+    casino.fund_house()
+    actor, inbox = two_boxes(casino, "Th 5s 9d 9h 6s 7d 9c Tc", cancel_mode="partial")
+    round_id = actor.round.round_id
+    assert actor.hand is not None and names([actor.hand.dealer[1]]) == "7d"
+    told = [repr(e) for player in ("alice", "bob") for e in inbox.got.get(player, [])]
+    assert told and not [e for e in told if "7d" in e]
+    casino.drain()
+    row = round_row(casino, round_id)
+    assert row.status == "open" and row.audit == "" and "7d" not in row.outcome
+    assert [h.outcome for h in store.history(casino.engine, "alice")] == [{}]
+    actor.decide("alice", 1, "stand")
+    casino.advance(10)  # bob's clock runs out: the dealer plays
+    casino.drain()
+    row = round_row(casino, round_id)
+    assert row.status == "settled"
+    assert cards(json.loads(row.audit)["dealt"])[:6] == cards("Th 5s 9d 9h 6s 7d")
+    told = [repr(e) for player in ("alice", "bob") for e in inbox.got.get(player, [])]
+    assert [e for e in told if "7d" in e]  # revealed once the dealer plays (the check can fail)
+    assert not [e for e in told if "dealt" in e or "burned" in e]
     actor.stop()
     casino.ok()
