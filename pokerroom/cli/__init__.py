@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "cluster": (
         "pokerroom.cli.cluster_cmds:cluster",
-        "Cluster nodes and leases: status, drain a node (docs/OPERATIONS.md).",
+        "Cluster nodes and leases: status, drain or forget a node (docs/OPERATIONS.md).",
     ),
     "db": ("pokerroom.cli.ledger_cmds:db", "Database schema commands."),
     "demo": (
@@ -40,7 +40,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "hands": (
         "pokerroom.cli.hands_cmds:hands",
-        "Hand histories: export settled hands for trackers or audits (docs/HISTORIES.md).",
+        "Export cash and tournament hand histories for trackers or audits (docs/HISTORIES.md).",
     ),
     "init": (
         "pokerroom.cli.config_cmds:init",

@@ -57,8 +57,7 @@ def _written(hands: list[StoredHand], fmt: str, player: str | None) -> tuple[str
 
 @click.group(name="hands")
 def hands() -> None:
-    """Hand histories: export settled cash and tournament hands for trackers or audits
-    (docs/HISTORIES.md)."""
+    """Export cash and tournament hand histories for trackers or audits (docs/HISTORIES.md)."""
 
 
 @hands.command("export")
