@@ -2,13 +2,13 @@
 latency, node CPU per action, and failover time (issue 21, "Speed").
 
 Run: .venv/bin/python bench/cluster.py [--nodes 1 2 3] [--clients 300] [--seconds 20]
-     [--ttl 10] [--renew 2] [--margin 3] [--failover-runs 1]
+     [--ttl T] [--renew R] [--margin M] [--failover-runs 1]
      (needs PostgreSQL at POKERROOM_TEST_PG_URL or 127.0.0.1:5432, and nats-server)
 
 For each node count N: N `pokerroom serve --cluster --node` processes on a fresh PostgreSQL
 schema and one nats-server of the run's own, `--clients` / 3 three-seat tables with 1 s clocks
-(tests/cluster/nodes.py) and the `[cluster]` timings given (default: the room's defaults). Once
-the tables are split evenly, bot k connects to node k mod N (so with N nodes about (N-1)/N of
+(tests/cluster/nodes.py) and the `[cluster]` timings given (default: the room's own,
+`ClusterSettings`). Once the tables are split evenly, bot k connects to node k mod N (so with N nodes about (N-1)/N of
 the bots play at a table another node owns), deposits and sits; 3 s of warm-up, then for
 `--seconds`: actions/s (the bots' `act`s answered), the round trip of each `act` (sent -> its
 answer, as the bots see it; same-node: the bot's node owns the table, cross-node: it does not)
@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tests.cluster.nodes as nodes
 from bench.cluster_failover import one_run
 from bench.cluster_routing import cpu_seconds
+from pokerroom.cluster.config import ClusterSettings
 from pokerroom.ledger import make_engine
 from tests.cluster.natsproc import NatsServer, require_nats
 from tests.cluster.nodes import BUY_IN, DEPOSIT, SEATS, Cluster, wait_for
@@ -166,9 +167,10 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--clients", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--ttl", type=float, default=10.0)
-    parser.add_argument("--renew", type=float, default=2.0)
-    parser.add_argument("--margin", type=float, default=3.0)
+    room = ClusterSettings()  # the room's defaults
+    parser.add_argument("--ttl", type=float, default=room.ttl_seconds)
+    parser.add_argument("--renew", type=float, default=room.renew_seconds)
+    parser.add_argument("--margin", type=float, default=room.margin_seconds)
     parser.add_argument("--failover-runs", type=int, default=1)
     args = parser.parse_args()
     nodes.RENEW, nodes.TTL, nodes.MARGIN = args.renew, args.ttl, args.margin
