@@ -8,14 +8,14 @@ Run: .venv/bin/python bench/cluster.py [--nodes 1 2 3] [--clients 300] [--second
 For each node count N: N `pokerroom serve --cluster --node` processes on a fresh PostgreSQL
 schema and one nats-server of the run's own, `--clients` / 3 three-seat tables with 1 s clocks
 (tests/cluster/nodes.py) and the `[cluster]` timings given (default: the room's own,
-`ClusterSettings`). Once the tables are split evenly, bot k connects to node k mod N (so with
-N nodes about (N-1)/N of the bots play at a table another node owns), deposits and sits; 3 s
-of warm-up, then for `--seconds`: actions/s (the bots' `act`s answered), the round trip of each `act` (sent -> its
-answer, as the bots see it; same-node: the bot's node owns the table, cross-node: it does not)
-p50 and p99, and node CPU (user + system of every node, /proc/PID/stat; nats-server and
-PostgreSQL not counted) per action. Then failover: `bench/cluster_failover.py`'s run (two nodes,
-SIGKILL the owner mid-hand, seconds to the first hand dealt elsewhere) with the same timings.
-Prints the load average first and last. Figures: docs/PERFORMANCE.md, "Cluster".
+`ClusterSettings`). Once the tables are split evenly, bot k connects to node k mod N (so with N
+nodes about (N-1)/N of the bots play at a table another node owns), deposits and sits; 3 s of
+warm-up, then for `--seconds`: actions/s (the bots' `act`s answered), the round trip of each
+`act` (sent -> its answer, as the bots see it; same-node: the bot's node owns the table,
+cross-node: it does not) p50 and p99, and node CPU (user + system of every node, /proc/PID/stat;
+nats-server and PostgreSQL not counted) per action. Then failover: `bench/cluster_failover.py`'s
+run (two nodes, SIGKILL the owner mid-hand, seconds to the first hand dealt elsewhere) with the
+same timings. Prints the load average first and last. Figures: docs/PERFORMANCE.md, "Cluster".
 """
 
 from __future__ import annotations
