@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from pokerroom.cash.config import CashTableConfig
 from pokerroom.cash.seating import Seat
-from pokerroom.protocol.events import HandView, Snapshot, SnapshotSeat
+from pokerroom.protocol.events import HandView, Snapshot, SnapshotSeat, TableSummary
 
 
 def cash_snapshot(
@@ -35,4 +35,22 @@ def cash_snapshot(
             for s in sorted(seats, key=lambda s: s.number)
         ],
         hand=hand,
+    )
+
+
+def cash_summary(config: CashTableConfig, players: int, observers: int) -> TableSummary:
+    """The table's lobby line: its settings and how many sit and watch there."""
+    return TableSummary(
+        table_id=config.table_id,
+        variant=config.variant,
+        max_seats=config.max_seats,
+        small_blind=config.small_blind,
+        big_blind=config.big_blind,
+        currency=config.currency,
+        min_buy_in=config.min_buy_in,
+        max_buy_in=config.max_buy_in,
+        action_seconds=config.action_seconds,
+        timebank_seconds=config.timebank_seconds,
+        players=players,
+        observers=observers,
     )

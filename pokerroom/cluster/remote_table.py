@@ -17,6 +17,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from pokerroom.cash import CashTableConfig
+from pokerroom.cash.snapshot import cash_summary
 from pokerroom.cluster.payloads import Reply
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import Snapshot, TableSummary
@@ -64,21 +65,7 @@ class ClusterRemoteTable:
 
     def summary(self) -> TableSummary:
         """The lobby line: the settings from room.toml, the counts from the owner."""
-        cfg = self.config
-        return TableSummary(
-            table_id=self.table_id,
-            variant=cfg.variant,
-            max_seats=cfg.max_seats,
-            small_blind=cfg.small_blind,
-            big_blind=cfg.big_blind,
-            currency=cfg.currency,
-            min_buy_in=cfg.min_buy_in,
-            max_buy_in=cfg.max_buy_in,
-            action_seconds=cfg.action_seconds,
-            timebank_seconds=cfg.timebank_seconds,
-            players=self.players,
-            observers=self.observers,
-        )
+        return cash_summary(self.config, self.players, self.observers)
 
     def counted(self, players: int, observers: int) -> bool:
         """The owner's counts; True if they changed."""

@@ -16,6 +16,7 @@ import structlog
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
+from pokerroom.cash.snapshot import cash_summary
 from pokerroom.chat import ChatService
 from pokerroom.protocol import errors
 from pokerroom.protocol.answers import Answer, Result
@@ -178,21 +179,7 @@ class Lobby:
         if remote is not None:
             return remote.summary()
         actor = self.tables[table_id]
-        cfg = actor.config
-        return TableSummary(
-            table_id=table_id,
-            variant=cfg.variant,
-            max_seats=cfg.max_seats,
-            small_blind=cfg.small_blind,
-            big_blind=cfg.big_blind,
-            currency=cfg.currency,
-            min_buy_in=cfg.min_buy_in,
-            max_buy_in=cfg.max_buy_in,
-            action_seconds=cfg.action_seconds,
-            timebank_seconds=cfg.timebank_seconds,
-            players=len(actor.by_player),
-            observers=len(actor.observers),
-        )
+        return cash_summary(actor.config, len(actor.by_player), len(actor.observers))
 
     def _audience(self, table_id: str) -> set[str]:
         actor: WatchedTable | None = self.tables.get(table_id)
