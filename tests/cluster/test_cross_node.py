@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from pokerroom.cluster.schema import cluster_tokens
 from pokerroom.cluster.tokens import token_hash
 from pokerroom.ledger import make_engine
-from tests.cluster.natsproc import NatsServer, require_nats
+from tests.cluster.natsproc import NatsServer, running_nats
 from tests.cluster.nodes import BUY_IN, DEPOSIT, SEATS, TABLES, Cluster, wait_for
 from tests.postgres import fresh_pg_schema
 from tests.server.crowd import Bot
@@ -39,12 +39,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgresql]
 @pytest.fixture
 def nats() -> Iterator[NatsServer]:
     """A nats-server of this test's own, which it may restart."""
-    server = NatsServer(require_nats())
-    server.start()
-    try:
+    with running_nats() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
