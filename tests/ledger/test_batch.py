@@ -389,13 +389,9 @@ def test_a_randomized_run_answers_as_one_by_one_and_conserves_money(
     assert report.ok and report.currency_totals == {USD: 0}
 
 
-def test_a_commit_whose_answer_was_lost_is_retried_and_applied_once(
-    engine: sa.Engine, room_factory: Callable[..., Room], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The connection drops right after a batch's COMMIT: the batch is tried again after the
-    backoff, finds every key stored, and answers each with its first transfer; no money moved
-    twice (ARCH 16, P-2)."""
-    fund(engine, 1)
+def lose_the_first_commit_answer(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make the first batch transaction commit, then fail as a dropped connection does (its
+    answer lost); the list it returns grows by one per batch transaction run."""
     real = batch.in_transaction
     calls: list[int] = []
 
@@ -409,6 +405,17 @@ def test_a_commit_whose_answer_was_lost_is_retried_and_applied_once(
         return result
 
     monkeypatch.setattr(batch, "in_transaction", commit_then_lose_the_answer)
+    return calls
+
+
+def test_a_commit_whose_answer_was_lost_is_retried_and_applied_once(
+    engine: sa.Engine, room_factory: Callable[..., Room], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection drops right after a batch's COMMIT: the batch is tried again after the
+    backoff, finds every key stored, and answers each with its first transfer; no money moved
+    twice (ARCH 16, P-2)."""
+    fund(engine, 1)
+    calls = lose_the_first_commit_answer(monkeypatch)
     room = room_factory(batch_max_hands=10, batch_max_ms=5.0)
     with capture_logs() as logs:
         answers = room.answers([settle(room.service, f"l:{n}", hand(0, n)) for n in range(6)])

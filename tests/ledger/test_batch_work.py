@@ -14,11 +14,18 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from pokerroom.ledger import batch, errors
+from pokerroom.ledger import errors
 from pokerroom.ledger.reports import check_ledger
 from pokerroom.ledger.transfers import Transfer
 from tests.ledger.group_commit import Room
-from tests.ledger.test_batch import escrow, fund, hand, room_factory, settle
+from tests.ledger.test_batch import (
+    escrow,
+    fund,
+    hand,
+    lose_the_first_commit_answer,
+    room_factory,
+    settle,
+)
 
 __all__ = ["room_factory"]  # the fixture, shared
 
@@ -113,19 +120,7 @@ def test_a_work_whose_commit_answer_was_lost_runs_again_and_is_answered_once(
     """The connection drops right after the batch's COMMIT: the batch is tried again; the
     settlements are replays, the work runs a second time (it is idempotent: the same row) and
     each Deferred fires once."""
-    real = batch.in_transaction
-    calls: list[int] = []
-
-    def commit_then_lose_the_answer(eng: sa.Engine, work: Any, **kw: Any) -> Any:
-        result = real(eng, work, **kw)
-        calls.append(1)
-        if len(calls) == 1:
-            lost = sa.exc.OperationalError("COMMIT", {}, Exception("server closed the connection"))
-            lost.connection_invalidated = True
-            raise lost
-        return result
-
-    monkeypatch.setattr(batch, "in_transaction", commit_then_lose_the_answer)
+    calls = lose_the_first_commit_answer(monkeypatch)
     room = room_factory(batch_max_hands=10, batch_max_ms=5.0)
     runs: list[int] = []
     work = room.service.commit_in_batch(note(3, runs))
