@@ -8,8 +8,6 @@ this room with their own tables.
 
 from __future__ import annotations
 
-import queue
-from collections.abc import Callable
 from typing import Any
 
 from twisted.internet.defer import Deferred
@@ -22,20 +20,9 @@ from pokerroom.ledger.errors import UnknownAccount
 from pokerroom.ledger.kinds import external
 from pokerroom.ledger.migrate import upgrade
 from pokerroom.ledger.service import LedgerService
+from tests.ledger.conftest import QueueReactor
 
 EPOCH_S = 1_800_000_000  # a realistic epoch for ms timestamps on the fake clock
-
-
-class Pump:
-    """The reactor's thread-call side: results from the ledger threads queue up here."""
-
-    def __init__(self) -> None:
-        self.calls: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]] = (
-            queue.Queue()
-        )
-
-    def callFromThread(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self.calls.put((f, args, kwargs))
 
 
 class PumpedRoom:
@@ -48,7 +35,7 @@ class PumpedRoom:
         self.url = url
         self.engine = make_engine(url)
         upgrade(self.engine)
-        self.pump = Pump()
+        self.pump = QueueReactor()  # the ledger threads' results queue up here
         self.clock = Clock()
         self.clock.advance(EPOCH_S)
         self.ledger = self.ledger_type(
