@@ -120,9 +120,7 @@ class ClusterTournaments:
         if actor is None:
             return
         actor.durable.stop()
-        actor.cancel_start()
-        actor.floor.stop()
-        actor.stop_watching()
+        actor.halt()
         if self._closed is not None:
             self._closed(actor)
 

@@ -440,6 +440,13 @@ class TournamentActor:
             self._status_call.cancel()
         self._status_call = None
 
+    def halt(self) -> None:
+        """Stop here: no scheduled start, no table deals again, no level wake-up (the server
+        stopping, or a cluster node giving the tournament up); nothing is written."""
+        self.cancel_start()
+        self.floor.stop()
+        self.stop_watching()
+
     def pending(self) -> Deferred[Any]:
         """Fires when every decision so far is stored and its transfers made (and, for a
         cancelled tournament, the refund job's run is over)."""

@@ -140,9 +140,7 @@ class TournamentScheduler(Service):
         if self._loop.running:
             self._loop.stop()
         for actor in self.actors.values():
-            actor.cancel_start()
-            actor.floor.stop()
-            actor.stop_watching()
+            actor.halt()
         Service.stopService(self)  # named, not super(): see startService
 
     def check(self) -> None:
