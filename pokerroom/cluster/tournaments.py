@@ -105,8 +105,7 @@ class ClusterTournaments:
                     )
                 return
             actor = self._build(choice.stored.config)
-            actor.cashier.fence = fence
-            actor.durable.recorder.fence = fence
+            actor.fence_with(fence)
             recovery.rebuild(actor, choice.stored, now)
             self.actors[resource] = actor
             if self._opened is not None:

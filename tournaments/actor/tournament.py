@@ -29,6 +29,7 @@ from tournaments.actor.bounty_book import BountyBook
 from tournaments.actor.cashier import Cashier
 from tournaments.actor.deal_maker import DealMaker
 from tournaments.actor.durable import Durable
+from tournaments.actor.fence import TournamentFence
 from tournaments.actor.payout_runner import PayoutRunner
 from tournaments.actor.prize_change import PrizeChanges
 from tournaments.actor.requests import EntryRequests
@@ -439,6 +440,12 @@ class TournamentActor:
         if self._status_call is not None and self._status_call.active():
             self._status_call.cancel()
         self._status_call = None
+
+    def fence_with(self, fence: TournamentFence) -> None:
+        """Cluster mode: every transfer and every stored decision from now on is fenced by the
+        node's lease (tournaments/actor/fence.py)."""
+        self.cashier.fence = fence
+        self.durable.recorder.fence = fence
 
     def halt(self) -> None:
         """Stop here: no scheduled start, no table deals again, no level wake-up (the server
