@@ -135,5 +135,4 @@ class ClusterTournaments:
         actor = self.actors.get(resource)
         if actor is None or actor.status not in ("registering", "running"):
             return True
-        running = any(table.hand_running for table in actor.floor.tables.values())
-        return not running and not actor.durable.recorder.behind
+        return actor.settled_here()

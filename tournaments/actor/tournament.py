@@ -447,6 +447,12 @@ class TournamentActor:
         self.cashier.fence = fence
         self.durable.recorder.fence = fence
 
+    def settled_here(self) -> bool:
+        """No hand running at any of its tables and no decision waiting to be stored (a
+        cluster node may hand it over)."""
+        running = any(table.hand_running for table in self.floor.tables.values())
+        return not running and not self.durable.recorder.behind
+
     def halt(self) -> None:
         """Stop here: no scheduled start, no table deals again, no level wake-up (the server
         stopping, or a cluster node giving the tournament up); nothing is written."""
