@@ -2,7 +2,7 @@
 lease taken by the other node -> the first hand dealt there (docs/design/cluster.md, "Failure
 cases").
 
-Run: .venv/bin/python bench/cluster_failover.py [--runs 3] [--ttl 10] [--renew 2] [--margin 3]
+Run: .venv/bin/python bench/cluster_failover.py [--runs 3] [--ttl 8] [--renew 2] [--margin 3]
      [--signal KILL|TERM]
      (needs PostgreSQL at POKERROOM_TEST_PG_URL or 127.0.0.1:5432, and nats-server)
 
@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tests.cluster.nodes as nodes
+from pokerroom.cluster.config import ClusterSettings
 from pokerroom.ledger import make_engine
 from tests.cluster.natsproc import NatsServer, require_nats
 from tests.cluster.nodes import TABLES, Cluster, wait_for
@@ -76,9 +77,10 @@ def main() -> None:
     """Parse the options, run, print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--ttl", type=float, default=10.0)
-    parser.add_argument("--renew", type=float, default=2.0)
-    parser.add_argument("--margin", type=float, default=3.0)
+    room = ClusterSettings()  # the room's [cluster] defaults
+    parser.add_argument("--ttl", type=float, default=room.ttl_seconds)
+    parser.add_argument("--renew", type=float, default=room.renew_seconds)
+    parser.add_argument("--margin", type=float, default=room.margin_seconds)
     parser.add_argument("--signal", choices=["KILL", "TERM"], default="KILL")
     args = parser.parse_args()
     nodes.RENEW, nodes.TTL, nodes.MARGIN = args.renew, args.ttl, args.margin

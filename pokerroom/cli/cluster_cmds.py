@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from pokerroom.cli.database import db_option, opened
+from pokerroom.cluster.config import ClusterSettings
 
 #: `cluster drain NAME` of a node with no row: sysexits EX_NOUSER (docs/OPERATIONS.md).
 NO_SUCH_NODE = 67
@@ -72,7 +73,7 @@ def _ttl_option(func: Any) -> Any:
     return click.option(
         "--ttl",
         type=click.FloatRange(0, min_open=True),
-        default=10.0,
+        default=ClusterSettings().ttl_seconds,
         show_default=True,
         help="The cluster's [cluster] ttl_seconds: a heartbeat older than this is a dead node's.",
     )(func)

@@ -15,7 +15,7 @@ class ClusterSettings:
 
     name: str = "room"  # the cluster's name: NATS subjects start with `pokerroom.<name>.`
     renew_seconds: float = 2.0
-    ttl_seconds: float = 10.0
+    ttl_seconds: float = 8.0
     margin_seconds: float = 3.0
 
     def __post_init__(self) -> None:
