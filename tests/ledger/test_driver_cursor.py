@@ -65,12 +65,13 @@ def test_a_locked_sqlite_file_is_transient(tmp_path: Path) -> None:
     assert is_transient(caught.value)
 
 
-@pytest.mark.postgresql
+@pytest.mark.parametrize(
+    "db_url", [pytest.param("postgresql", marks=pytest.mark.postgresql)], indirect=True
+)
 def test_a_lost_postgresql_connection_is_transient(engine: Engine) -> None:
     """The server ends the session mid-transaction: flagged `connection_invalidated`,
     transient; the engine's next connection works."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("PostgreSQL only")
+    assert engine.dialect.name == "postgresql"
     with pytest.raises(sa.exc.DBAPIError) as caught, engine.connect() as conn, conn.begin():
         pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
         with engine.connect() as other:
