@@ -107,6 +107,10 @@ def stakes_money(stakes: str, minor: int) -> str:
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 yes_option = click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+#: P-2: the key of a staff money change; a new one unless given, the same one retries safely.
+key_option = click.option(
+    "--key", default=None, help="Idempotency key (default: a new one); repeat it to retry safely."
+)
 REASONS = {
     "required": click.option("--reason", required=True, help="Why (kept in the audit log)."),
     "optional": click.option("--reason", default=None, help="Why (kept in the audit log)."),

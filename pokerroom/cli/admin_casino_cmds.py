@@ -6,7 +6,15 @@ import uuid
 
 import click
 
-from pokerroom.cli.admin_base import admin, change, show, staff_change, staff_of, staff_read
+from pokerroom.cli.admin_base import (
+    admin,
+    change,
+    key_option,
+    show,
+    staff_change,
+    staff_of,
+    staff_read,
+)
 from pokerroom.cli.output import money, show_table
 
 
@@ -79,9 +87,7 @@ def casino_held(ctx: click.Context, as_json: bool) -> None:
 @click.argument("name")
 @click.option("--amount", type=int, required=True, help="Cents to release, at most what is held.")
 @click.option("--currency", default=None, help="Default: the room's.")
-@click.option(
-    "--key", default=None, help="Idempotency key (default: a new one); repeat it to retry safely."
-)
+@key_option
 @staff_change("required")
 def casino_release(
     ctx: click.Context,

@@ -7,7 +7,15 @@ import uuid
 
 import click
 
-from pokerroom.cli.admin_base import admin, change, show, staff_change, staff_of, staff_read
+from pokerroom.cli.admin_base import (
+    admin,
+    change,
+    key_option,
+    show,
+    staff_change,
+    staff_of,
+    staff_read,
+)
 from pokerroom.cli.output import money, show_table
 
 #: The house accounts staff may fund (pokerroom.admin.house_store.FUNDABLE, without importing
@@ -39,9 +47,7 @@ def _move(verb: str) -> click.Command:
     @click.argument("account", type=click.Choice(FUNDABLE))
     @click.argument("amount", type=click.IntRange(1))
     @click.option("--currency", required=True, help="One the room uses, e.g. USD.")
-    @click.option(
-        "--key", default=None, help="Idempotency key (default: a new one); repeat it to retry."
-    )
+    @key_option
     @staff_change("required")
     def run(
         ctx: click.Context,

@@ -13,6 +13,7 @@ import click
 from pokerroom.cli.admin_base import (
     admin,
     change,
+    key_option,
     moment_ms,
     show,
     staff_change,
@@ -34,9 +35,7 @@ def wallet() -> None:
     "--amount", type=int, required=True, help="Cents: +N credits the wallet, -N debits it."
 )
 @click.option("--currency", default=None, help="Default: the room's.")
-@click.option(
-    "--key", default=None, help="Idempotency key (default: a new one); repeat it to retry safely."
-)
+@key_option
 @staff_change("required")
 def wallet_correct(
     ctx: click.Context,

@@ -17,6 +17,7 @@ import click
 from pokerroom.cli.admin_base import (
     admin,
     change,
+    key_option,
     moment_ms,
     show,
     staff_change,
@@ -311,7 +312,7 @@ def tournament_sitouts(
 @click.option("--amounts", default=None, help="Cents per place, first first: 5000,3000,2000.")
 @click.option("--seats-in-cash", is_flag=True, help="Pay a satellite's seats in cash (T-15).")
 @click.option("--rounding", type=click.IntRange(0), default=None, help="The new house rounding.")
-@click.option("--key", default=None, help="Idempotency key (default: a new one).")
+@key_option
 @staff_change("required")
 def tournament_prizes(
     ctx: click.Context,
