@@ -32,27 +32,30 @@ def exact_stake(pays: Iterable[Fraction]) -> int:
     return 2 * math.lcm(*(odds.denominator for odds in pays))
 
 
+def _take(counts: dict[int, int], key: int) -> int:
+    """Draw one card of `key` from the remaining `counts`: the ways to draw it (the count
+    before); the caller puts it back (`counts[key] += 1`) when its branch is done."""
+    count = counts[key]
+    counts[key] = count - 1
+    return count
+
+
 def baccarat_classes(decks: int) -> tuple[dict[CoupClass, int], int]:
     """Every coup class with its count of ordered six-card shoe prefixes, and their total."""
-    counts = [16 * decks] + [4 * decks] * 9  # by value 0…9 (B-3)
+    counts = dict(enumerate([16 * decks] + [4 * decks] * 9))  # by value 0…9 (B-3)
     size = 52 * decks
     # tail[k]: the ways to fill the six-card prefix after the k cards a coup used
     tail = [math.perm(size - k, 6 - k) for k in range(7)]
     classes: Counter[CoupClass] = Counter()
 
-    def take(value: int) -> int:
-        count = counts[value]
-        counts[value] = count - 1
-        return count
-
     for p1 in range(10):
-        w1 = take(p1)
+        w1 = _take(counts, p1)
         for b1 in range(10):
-            w2 = w1 * take(b1)
+            w2 = w1 * _take(counts, b1)
             for p2 in range(10):
-                w3 = w2 * take(p2)
+                w3 = w2 * _take(counts, p2)
                 for b2 in range(10):
-                    w4 = w3 * take(b2)
+                    w4 = w3 * _take(counts, b2)
                     pt, bt = (p1 + p2) % 10, (b1 + b2) % 10
                     if w4 == 0:
                         pass
@@ -60,7 +63,7 @@ def baccarat_classes(decks: int) -> tuple[dict[CoupClass, int], int]:
                         classes[(pt, bt, 2, 2)] += w4 * tail[4]
                     elif pt <= 5:  # B-7
                         for p3 in range(10):
-                            w5 = w4 * take(p3)
+                            w5 = w4 * _take(counts, p3)
                             pt3 = (pt + p3) % 10
                             if w5 and banker_draws(bt, p3):  # B-8
                                 for b3 in range(10):
@@ -170,18 +173,13 @@ def jackpot_probability(decks: int) -> Fraction:
     size = 52 * decks
     found = 0
 
-    def take(card: int) -> int:
-        count = copies[card]
-        copies[card] = count - 1
-        return count
-
     for p1 in range(52):
-        w1 = take(p1)
+        w1 = _take(copies, p1)
         for p2 in range(52):
-            w2 = w1 * take(p2)
+            w2 = w1 * _take(copies, p2)
             if w2 and progressive.qualifies(outcome_of((p1, p2), (p1, p2))):
                 for b1 in range(52):
-                    w3 = w2 * take(b1)
+                    w3 = w2 * _take(copies, b1)
                     for b2 in range(52):
                         w4 = w3 * copies[b2]
                         if w4 and progressive.qualifies(outcome_of((p1, p2), (b1, b2))):
