@@ -118,8 +118,7 @@ class ClusterTournaments:
         actor = self.actors.pop(resource, None)
         if actor is None:
             return
-        actor.durable.stop()
-        actor.halt()
+        actor.give_up()
         if self._closed is not None:
             self._closed(actor)
 
@@ -128,7 +127,7 @@ class ClusterTournaments:
         The level clock stands still meanwhile (the floor's hold, as for a deal, T-13)."""
         actor = self.actors.get(resource)
         if actor is not None and actor.status == "running":
-            actor.floor.hold()
+            actor.hold_tables()
 
     def idle(self, resource: str) -> bool:
         """No hand running at any of its tables and no write in flight (or not open here)."""

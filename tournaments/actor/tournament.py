@@ -460,6 +460,16 @@ class TournamentActor:
         self.floor.stop()
         self.stop_watching()
 
+    def give_up(self) -> None:
+        """A cluster node lost or handed over the tournament: halt, and drop the writes not yet
+        stored (the next owner resumes from the stored state, T-18)."""
+        self.durable.stop()
+        self.halt()
+
+    def hold_tables(self) -> None:
+        """Deal no new hand at any table; the running ones end; the level clock stands still."""
+        self.floor.hold()
+
     def pending(self) -> Deferred[Any]:
         """Fires when every decision so far is stored and its transfers made (and, for a
         cancelled tournament, the refund job's run is over)."""
