@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 
 from pokerroom.cluster import leases
 from tests.server.test_settle_kills import CashCrowd, hands_now
-from tests.serving import CLI, ROOM_HEAD, start_serve, stop
+from tests.serving import CLI, ROOM_HEAD, fast_tables, start_serve, stop
 
 RENEW, TTL, MARGIN = 0.5, 3.0, 1.0
 TABLES = 4
@@ -37,20 +37,7 @@ renew_seconds = {RENEW}
 ttl_seconds = {TTL}
 margin_seconds = {MARGIN}
 """
-        + "".join(
-            f"""[tables.c{n}]
-variant = "NT"
-max_seats = {SEATS}
-small_blind = 1
-big_blind = 2
-min_buy_in = 40
-max_buy_in = {BUY_IN}
-action_seconds = 1.0
-timebank_seconds = 0.5
-between_hands_seconds = 0.05
-"""
-            for n in range(tables)
-        )
+        + fast_tables("c", tables, SEATS, BUY_IN)
     )
 
 

@@ -52,7 +52,7 @@ from pokerroom.ledger import make_engine
 from pokerroom.ledger.reports import check_ledger
 from tests.postgres import fresh_pg_schema
 from tests.server.crowd import Bot, Crowd
-from tests.serving import CLI, ROOM_HEAD, migrate, start_serve, stop
+from tests.serving import CLI, ROOM_HEAD, fast_tables, migrate, start_serve, stop
 
 pytestmark = pytest.mark.slow
 
@@ -69,20 +69,7 @@ max_connections_per_address = 0
 [database]
 batch_max_ms = 20
 """
-    + "".join(
-        f"""[tables.k{n}]
-variant = "NT"
-max_seats = {SEATS}
-small_blind = 1
-big_blind = 2
-min_buy_in = 40
-max_buy_in = {BUY_IN}
-action_seconds = 1.0
-timebank_seconds = 0.5
-between_hands_seconds = 0.05
-"""
-        for n in range(TABLES)
-    )
+    + fast_tables("k", TABLES, SEATS, BUY_IN)
 )
 
 #: A sit-and-go of two 3-seat tables played beside the cash tables (its hands' seats go in the
