@@ -156,6 +156,25 @@ class Cluster:
             last[r.table_id] = max(last.get(r.table_id, 0), number)
         return last
 
+    def mid_hand(self, tables: list[str], limit: float = 20.0) -> set[str]:
+        """Let the bots play until a hand at `tables` is `started` and still is after 0.25 s in
+        which no bot moved (it waits on a bot's action, far inside the 1 s clock); its ids. A
+        hand seen `started` once may still end from moves already on the wire."""
+        assert self.crowd is not None
+        deadline = time.monotonic() + limit
+        while True:
+            self.crowd.pump_until(
+                lambda: any(r.status == "started" for r in self.hands(tables).values()),
+                limit=max(deadline - time.monotonic(), 0.1),
+            )
+            seen = {h for h, r in self.hands(tables).items() if r.status == "started"}
+            time.sleep(0.25)
+            still = {h for h, r in self.hands(tables).items() if r.status == "started"} & seen
+            if still:
+                return still
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no hand held mid-way at {tables} within {limit} s")
+
     def stop_all(self) -> None:
         """Drop the bots, stop every node still running."""
         if self.crowd is not None:

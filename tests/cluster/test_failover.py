@@ -135,9 +135,7 @@ def test_sigkill_an_owner_mid_hand_the_other_node_deals_again(cluster: Cluster) 
     assert crowd is not None
     a_tables = c.tables_of("a")
     crowd.pump(2.0)
-    crowd.pump_until(
-        lambda: any(r.status == "started" for r in c.hands(a_tables).values()), limit=20
-    )
+    c.mid_hand(a_tables)
     c.procs["a"].send_signal(signal.SIGKILL)
     c.procs["a"].wait(timeout=20)
     killed = time.monotonic()
@@ -263,9 +261,7 @@ def test_sigterm_an_owner_the_other_node_takes_its_tables_at_its_next_round(
     assert crowd is not None
     a_tables = c.tables_of("a")
     crowd.pump(1.5)
-    crowd.pump_until(
-        lambda: any(r.status == "started" for r in c.hands(a_tables).values()), limit=20
-    )
+    c.mid_hand(a_tables)
     last = c.last_numbers()
     c.procs["a"].send_signal(signal.SIGTERM)
     assert c.procs["a"].wait(timeout=20) == 0
@@ -334,9 +330,7 @@ def test_three_nodes_split_six_tables_and_two_share_a_dead_ones(
             crowd = c.seat_bots()
             c_tables = c.tables_of("c")
             crowd.pump(1.5)
-            crowd.pump_until(
-                lambda: any(r.status == "started" for r in c.hands(c_tables).values()), limit=20
-            )
+            c.mid_hand(c_tables)
             c.procs["c"].send_signal(signal.SIGKILL)
             c.procs["c"].wait(timeout=20)
             at_kill = settled_down(c, c_tables)
