@@ -235,6 +235,8 @@ ANSWERS: dict[str, dict[str, Any]] = {
         "run_id": 3,
         "outcome": "ok",
         "message": "refunds: ok; 1 tournament(s) finished, 3 transfer(s), paid 5837 USD",
+        "summary": "1 tournament(s) finished",
+        "error": None,
         "tournaments": ["t1"],
         "amounts": {"USD": 5837},
         "transfers": 3,
@@ -386,6 +388,8 @@ def test_admin_jobs_paid_as_money(answers: dict[str, Any]) -> None:
                 "amounts": {"USD": 150, "T$": 5},
                 "message": "refunds: failed; 1 tournament(s) finished, 2 transfer(s), paid 5 T$, "
                 "150 USD; t2: pool short",
+                "summary": "1 tournament(s) finished",
+                "error": "t2: pool short",
             },
             "refunds: failed; 1 tournament(s) finished, 2 transfer(s), paid 0.05 T$, 1.50 USD; "
             "t2: pool short",
@@ -398,6 +402,8 @@ def test_admin_jobs_paid_as_money(answers: dict[str, Any]) -> None:
                 "transfers": 1,
                 "amounts": {"USD": 400},
                 "message": "pending_bets: ok; 1 round(s) voided, 1 transfer(s), paid 400 USD",
+                "summary": "1 round(s) voided",
+                "error": None,
             },
             "pending_bets: ok; 1 round(s) voided, 1 transfer(s), paid 4.00 USD",
         ),
@@ -409,6 +415,8 @@ def test_admin_jobs_paid_as_money(answers: dict[str, Any]) -> None:
                 "transfers": 0,
                 "amounts": {},
                 "message": "refunds: ok; 0 tournament(s) finished, 0 transfer(s), paid nothing",
+                "summary": "0 tournament(s) finished",
+                "error": None,
             },
             "refunds: ok; 0 tournament(s) finished, 0 transfer(s), paid nothing",
         ),
@@ -420,12 +428,14 @@ def test_admin_jobs_paid_as_money(answers: dict[str, Any]) -> None:
                 "transfers": 0,
                 "amounts": {},
                 "message": "refunds: another runner holds the lock (vm:1:ab)",
+                "summary": "",
+                "error": None,
             },
             "refunds: another runner holds the lock (vm:1:ab)",
         ),
     ],
 )
-def test_run_line_keeps_the_message_with_money(report: dict[str, Any], line: str) -> None:
+def test_run_line_is_the_report_with_money_as_money(report: dict[str, Any], line: str) -> None:
     assert run_line(report) == line
 
 

@@ -42,20 +42,26 @@ def paid(amounts: Mapping[str, int]) -> str:
 
 
 def run_line(report: Mapping[str, Any]) -> str:
-    """A run's report (`jobs run`, `admin jobs run`) in one line for people, money as money.
+    """A run's report (`jobs run`, `admin jobs run`) in one line for people, money as money;
+    a run the lock turned away (no `summary`) by its message."""
+    from pokerroom.jobs.runner import report_line
 
-    The runner's own message says the same in minor units; what it adds after them (why a run
-    failed or stopped) is kept, and a message of another form (turned away by the lock) is
-    shown as it is.
-    """
-    raw = ", ".join(f"{n} {cur}" for cur, n in sorted(report["amounts"].items())) or "nothing"
-    marker = f" {report['transfers']} transfer(s), paid {raw}"
-    message: str = report["message"]
-    at = message.find(marker)
-    if not message.startswith(f"{report['job']}: {report['outcome']}; ") or at < 0:
-        return message
-    shown = f" {report['transfers']} transfer(s), paid {paid(report['amounts'])}"
-    return message[:at] + shown + message[at + len(marker) :]
+    if not report.get("summary"):
+        return str(report["message"])
+    return report_line(
+        report["job"],
+        report["outcome"],
+        report["summary"],
+        report["transfers"],
+        report["amounts"],
+        report.get("error"),
+        paid_or_empty,
+    )
+
+
+def paid_or_empty(amounts: Mapping[str, int]) -> str:
+    """`paid` of some amounts; "" for none."""
+    return paid(amounts) if amounts else ""
 
 
 @click.group("jobs")

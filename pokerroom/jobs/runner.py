@@ -130,6 +130,10 @@ class RunReport:
     amounts: Mapping[str, int] = field(default_factory=dict)
     transfers: int = 0
     errors: tuple[tuple[str, str], ...] = ()
+    #: What the job did in a few words (`Job.summary`); "" when it did not run (the lock).
+    summary: str = ""
+    #: Why the run failed or stopped, as the message ends with it; None when it did not.
+    error: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -143,11 +147,35 @@ class RunReport:
             "run_id": self.run_id,
             "outcome": self.outcome,
             "message": self.message,
+            "summary": self.summary,
+            "error": self.error,
             "tournaments": list(self.tournaments),
             "amounts": dict(self.amounts),
             "transfers": self.transfers,
             "errors": [list(e) for e in self.errors],
         }
+
+
+def _minor(amounts: Mapping[str, int]) -> str:
+    """Amounts in minor units, `5837 USD, 400 T$`; "" for none."""
+    return ", ".join(f"{amount} {cur}" for cur, amount in sorted(amounts.items()))
+
+
+def report_line(
+    job: str,
+    outcome: str,
+    summary: str,
+    transfers: int,
+    amounts: Mapping[str, int],
+    error: str | None,
+    shown: Callable[[Mapping[str, int]], str],
+) -> str:
+    """A run's one line, amounts written by `shown`: `refunds: ok; 2 tournament(s) finished,
+    3 transfer(s), paid 5837 USD`, then `; <why>` when it failed or stopped."""
+    line = (
+        f"{job}: {outcome}; {summary}, {transfers} transfer(s), paid {shown(amounts) or 'nothing'}"
+    )
+    return f"{line}; {error}" if error else line
 
 
 def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunReport]:
@@ -194,13 +222,9 @@ def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunR
         result=result,
         error=error,
     )
-    paid = ", ".join(f"{amount} {cur}" for cur, amount in sorted(result.amounts.items()))
-    message = (
-        f"{job.name}: {outcome}; {job.summary(result)}, "
-        f"{result.transfers} transfer(s), paid {paid or 'nothing'}"
+    message = report_line(
+        job.name, outcome, job.summary(result), result.transfers, result.amounts, error, _minor
     )
-    if error:
-        message += f"; {error}"
     return RunReport(
         job.name,
         run_id,
@@ -210,6 +234,8 @@ def job_run(job: Job, runner: str, ctx: JobContext) -> Generator[Work, Any, RunR
         dict(result.amounts),
         result.transfers,
         tuple(result.errors),
+        job.summary(result),
+        error,
     )
 
 
