@@ -27,6 +27,12 @@ class ActionClock:
 
     `on_timebank(remaining_ms)` is called when the action time runs out and the bank
     starts (C-7); `on_timeout()` when nothing is left (C-6).
+
+    `park` stops timing like `stop` but keeps the decision's pending call for the next
+    `start`, which moves it with `reset` (a later deadline is O(1) on the reactor's heap)
+    instead of a `cancel` and a new `callLater` per decision; `release` (and `stop`) cancel a
+    parked call that no `start` took. A parked call never runs: the driver releases it before
+    its turn ends (docs/PERFORMANCE.md, "Issue 20 item 3").
     """
 
     def __init__(
@@ -39,6 +45,7 @@ class ActionClock:
         self._on_timebank = on_timebank
         self._on_timeout = on_timeout
         self._call: IDelayedCall | None = None
+        self._parked: IDelayedCall | None = None  # the last decision's action-time call
         self._bank_ms = 0
         self._bank_started: float | None = None
         self.deadline = 0.0
@@ -55,11 +62,18 @@ class ActionClock:
 
     def start(self, action_seconds: float, bank_ms: int) -> float:
         """Time a new decision; return the absolute action deadline (seconds)."""
+        parked, self._parked = self._parked, None
         self.stop()
         self._bank_ms = bank_ms
         self._bank_started = None
         self.deadline = self._clock.seconds() + action_seconds
-        self._call = self._clock.callLater(action_seconds, self._action_time_up)
+        if parked is not None and parked.active() and parked.getTime() <= self.deadline:
+            parked.reset(action_seconds)  # later: the reactor moves it without a heap search
+            self._call = parked
+        else:
+            if parked is not None and parked.active():
+                parked.cancel()
+            self._call = self._clock.callLater(action_seconds, self._action_time_up)
         return self.deadline
 
     def _action_time_up(self) -> None:
@@ -95,4 +109,21 @@ class ActionClock:
             self._call.cancel()
         self._call = None
         self._bank_started = None
+        self.release()
         return left
+
+    def park(self) -> int:
+        """`stop`, but keep the action-time call for the next `start` (see the class); return
+        the time bank left (ms)."""
+        call = self._call
+        if call is None or self._bank_started is not None or self._parked is not None:
+            return self.stop()
+        self._call = None
+        self._parked = call
+        return self._bank_ms
+
+    def release(self) -> None:
+        """Cancel a parked call that no `start` took."""
+        parked, self._parked = self._parked, None
+        if parked is not None and parked.active():
+            parked.cancel()

@@ -198,6 +198,12 @@ class HandDriver:
 
     def _prompt(self) -> None:
         """Ask players in turn until one has to be timed, or the hand is over."""
+        try:
+            self._ask_next()
+        finally:
+            self.action_clock.release()  # a call `apply` parked and no decision took
+
+    def _ask_next(self) -> None:
         while True:
             hand = self.hand
             if hand is None or self.over:
@@ -330,8 +336,8 @@ class HandDriver:
         """Apply an action `verify` accepted: keep the bank left (C-7), tell, ask the next."""
         hand = self.hand
         assert hand is not None
-        if self.action_clock.running:
-            self.table.keep_bank(index, self.action_clock.stop())  # C-7: the rest is kept
+        if self.action_clock.running:  # C-7: the rest is kept; the call is moved, not remade
+            self.table.keep_bank(index, self.action_clock.park())
         if action == "fold":
             hand.fold(index)
         elif action in ("check", "call"):

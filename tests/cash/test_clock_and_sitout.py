@@ -165,3 +165,38 @@ def test_a_timed_out_player_who_acts_again_is_back_in(room: Harness) -> None:  #
     actor.act("cat", "check")
     assert not actor.seats[4].sitting_out
     assert actor.listener.of_type("player_sat_in")[-1]["player"] == "cat"
+
+
+def test_the_next_decision_moves_the_same_timer_and_times_out_at_its_own_deadline(
+    room: Harness,
+) -> None:  # C-6
+    """C-6, C-7: an action moves the clock's one pending call to the next player's deadline
+    (no second timer left behind); the next player's time still runs out at their own
+    deadline (their bank then starts)."""
+    actor = seated(room)
+    next_hand(room, actor)
+    clock = actor.action_clock
+    first = clock._call
+    pending = len(room.clock.getDelayedCalls())
+    room.advance(5)
+    actor.act("ann", "call")
+    assert to_act(actor) == "bob"
+    assert clock._call is first and clock._parked is None  # the same call, moved
+    assert len(room.clock.getDelayedCalls()) == pending
+    assert first is not None and first.getTime() == room.clock.seconds() + 15
+    room.advance(14.9)
+    assert to_act(actor) == "bob" and not actor.listener.of_type("timebank_started")
+    room.advance(0.2)  # bob's own 15 s, not ann's: the moved call runs once, at bob's deadline
+    started = actor.listener.of_type("timebank_started")
+    assert [m["seat"] for m in started] == [2] and to_act(actor) == "bob"
+
+
+def test_a_hand_that_ends_on_an_action_leaves_no_clock_call(room: Harness) -> None:  # C-6
+    """C-6: the call parked by the hand's last action is cancelled when no decision takes it."""
+    actor = seated(room)
+    next_hand(room, actor)
+    actor.act("ann", "fold")
+    actor.act("bob", "fold")  # cat wins: nobody is asked again
+    clock = actor.action_clock
+    assert not clock.running and clock._parked is None
+    assert all(c.func != clock._action_time_up for c in room.clock.getDelayedCalls())
