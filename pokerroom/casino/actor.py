@@ -475,14 +475,19 @@ class CasinoTable:
         """Staff: close the table; a round under way still settles, no new round opens."""
         self._close_table(reason)
 
-    def _close_table(self, reason: str) -> None:
+    def hold(self) -> None:
+        """Open no new round, tell nothing (a cluster node hands the table over)."""
+        self._close_table("handing over", tell=False)
+
+    def _close_table(self, reason: str, tell: bool = True) -> None:
         self.closed_reason = reason
         if self.phase in (tc.OPENING, tc.BETTING, tc.SETTLING):
             self.closing = True  # after this round
         else:
             self._cancel_timer()
             self.phase = tc.CLOSED
-        self.listener.tell(self.audience, ev.TableState(self.table_id, False, reason))
+        if tell:
+            self.listener.tell(self.audience, ev.TableState(self.table_id, False, reason))
 
     def reopen(self) -> None:
         """Staff: open the table again; a round opens at once."""

@@ -3,16 +3,23 @@
 Placements and settlements go through the ledger's group commit (`LedgerService.settle`)
 with their rows in the same transaction (`also=`); round rows, voids and recovery down the
 money lane (retried: each is idempotent); histories and balances down the read lane.
+
+In cluster mode a table's store is handed a `WriteFence` (the node's lease `casino:<id>`,
+docs/design/cluster.md, "Casino tables"): every write of the table runs on the fence's engine,
+whose write transactions begin with the lease check, and a placement or settlement in a group
+commit runs the check in the batch's transaction; a write refused (`lease_lost`) is reported to
+the fence (the node stops the table). Without a fence (one process) nothing is checked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from pokerroom.casino import money, store
 from pokerroom.casino.store import HistoryRound, RoundRow, Voided
@@ -23,20 +30,67 @@ from pokerroom.ledger.kinds import AccountRef, TransferKind
 from pokerroom.ledger.service import LedgerService
 from pokerroom.ledger.transfers import Transfer
 
+T = TypeVar("T")
+
+
+class WriteFence(Protocol):
+    """The lease a table's writes are fenced by (pokerroom/cluster/fence.py's LeaseFence)."""
+
+    def engine(self, engine: Engine) -> Engine:
+        """`engine` whose write transactions begin with the lease check."""
+        ...
+
+    def check(self, conn: Connection) -> None:
+        """The lease check in a transaction already open."""
+        ...
+
+    def refused(self, error: BaseException | None) -> None:
+        """A fenced write failed with `error` (on the reactor thread)."""
+        ...
+
 
 class RoundStore:
-    """Rounds and bets of the casino tables of one room database."""
+    """Rounds and bets of the casino tables of one room database (fenced in cluster mode)."""
 
-    def __init__(self, ledger: LedgerService) -> None:
+    def __init__(self, ledger: LedgerService, fence: WriteFence | None = None) -> None:
         self.ledger = ledger
+        self.fence = fence
+
+    def _write(self, work: Callable[..., T], /, *args: Any) -> Deferred[T]:
+        """`ledger.write(work, ...)`, on the fence's engine when there is one."""
+        fence = self.fence
+        if fence is None:
+            return self.ledger.write(work, *args)
+
+        def fenced(engine: Engine, *args: Any) -> T:
+            return work(fence.engine(engine), *args)
+
+        return self.ledger.write(fenced, *args).addErrback(self._refused)
+
+    def _also(self, work: Callable[[Connection], None]) -> Callable[[Connection], None]:
+        """`work` of a group commit, preceded by the lease check in its transaction."""
+        fence = self.fence
+        if fence is None:
+            return work
+
+        def both(conn: Connection) -> None:
+            fence.check(conn)
+            work(conn)
+
+        return both
+
+    def _refused(self, failure: Failure) -> Failure:
+        if self.fence is not None:
+            self.fence.refused(failure.value)
+        return failure
 
     def recover(self, table_id: str, now_ms: int) -> Deferred[tuple[Voided, ...]]:
         """Void the table's rounds left open by a crash (K-7)."""
-        return self.ledger.write(store.recover_table, table_id, now_ms)
+        return self._write(store.recover_table, table_id, now_ms)
 
     def open_round(self, row: RoundRow) -> Deferred[None]:
         """The round's row, before any bet (K-1)."""
-        return self.ledger.write(store.open_round, row)
+        return self._write(store.open_round, row)
 
     def place(
         self,
@@ -51,21 +105,24 @@ class RoundStore:
         confirmation time (L-2, RNG-9)."""
         amount = sum(stake for _, stake in bets)
         ledger_key = money.bet_key(player, key)
-        return self.ledger.settle(
+        posted = self.ledger.settle(
             key=ledger_key,
             kind=TransferKind.CASINO_BET,
             currency=currency,
             postings=list(money.placement(round_id, player, currency, amount).items()),
             reference=round_id,
-            also=partial(
-                store.add_bets,
-                round_id=round_id,
-                player=player,
-                bets=list(bets),
-                key=ledger_key,
-                confirmed_ms=confirmed_ms,
+            also=self._also(
+                partial(
+                    store.add_bets,
+                    round_id=round_id,
+                    player=player,
+                    bets=list(bets),
+                    key=ledger_key,
+                    confirmed_ms=confirmed_ms,
+                )
             ),
         )
+        return posted if self.fence is None else posted.addErrback(self._refused)
 
     def settle(
         self,
@@ -78,7 +135,7 @@ class RoundStore:
         audit: dict[str, Any] | None = None,
     ) -> Deferred[None]:
         """The round's one transaction with its record (L-3, L-7, RNG-9)."""
-        record = partial(
+        record: Callable[[Connection], None] = partial(
             store.mark_settled,
             round_id=round_id,
             outcome=outcome,
@@ -87,26 +144,28 @@ class RoundStore:
             audit=audit,
         )
         if not legs:  # no bet: nothing moves, the record is still kept
-            return self.ledger.write(_record_only, record)
+            return self._write(_record_only, record)
         posted = self.ledger.settle(
             key=money.round_key(round_id),
             kind=TransferKind.CASINO_SETTLEMENT,
             currency=currency,
             postings=list(legs.items()),
             reference=round_id,
-            also=record,
+            also=self._also(record),
         )
+        if self.fence is not None:
+            posted.addErrback(self._refused)
         return posted.addCallback(lambda _: None)
 
     def void(
         self, round_id: str, reason: str, now_ms: int, progress: dict[str, Any] | None = None
     ) -> Deferred[Voided]:
         """Void one round: every stake back (K-7, L-5), or BJ-19 from a blackjack `progress`."""
-        return self.ledger.write(store.void_round, round_id, reason, now_ms, progress)
+        return self._write(store.void_round, round_id, reason, now_ms, progress)
 
     def progress(self, round_id: str, record: dict[str, Any]) -> Deferred[None]:
         """Record a blackjack round's progress on its open row (BJ-19)."""
-        return self.ledger.write(store.save_progress, round_id, record)
+        return self._write(store.save_progress, round_id, record)
 
     def history(self, player: str, limit: int = 20) -> Deferred[tuple[HistoryRound, ...]]:
         """A player's latest rounds."""

@@ -10,9 +10,9 @@ settings) is logged and left out.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 import structlog
@@ -26,7 +26,7 @@ from pokerroom.casino.blackjack_table import BlackjackTable
 from pokerroom.casino.caps import table_caps
 from pokerroom.casino.core.cards import RandomSource
 from pokerroom.casino.core.errors import CasinoError
-from pokerroom.casino.games import ROUND_GAMES, BlackjackGame, make_game
+from pokerroom.casino.games import ROUND_GAMES, BlackjackGame, RoundGame, make_game
 from pokerroom.casino.round_state import Confirmed
 from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.store import HistoryRound
@@ -38,6 +38,7 @@ from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.events import ServerMessage
 from pokerroom.protocol.messages import Request
 from pokerroom.protocol.results import Empty
+from pokerroom.protocol.wire import as_dict
 from pokerroom.server.hub import Hub
 
 log = structlog.get_logger("pokerroom.casino")
@@ -50,37 +51,68 @@ DRAFT_REQUESTS = {
 }
 
 
+class RemoteCasino(Protocol):
+    """Cluster mode: the casino tables another node runs (pokerroom/cluster/casino.py)."""
+
+    def handle(self, player: str, table_id: str, name: str, args: dict[str, Any]) -> Answer:
+        """A request for a table another node runs: carried to it (its answer or refusal)."""
+        ...
+
+    def views(self, table_ids: list[str]) -> Deferred[list[Any]]:
+        """The lobby lines of these tables, from the nodes that run them."""
+        ...
+
+    def disconnected(self, player: str) -> None:
+        """The player's session here ended: they leave the tables other nodes run."""
+        ...
+
+
 class CasinoDesk:
     """The casino tables of one room, by id."""
 
     def __init__(self, clock: IReactorTime, store: RoundStore, hub: Hub, currency: str) -> None:
         self.clock, self.store, self.hub, self.currency = clock, store, hub, currency
         self.tables: dict[str, CasinoTable] = {}
+        #: Every table this room runs somewhere: id -> (config, its game's settings).
+        self.specs: dict[str, tuple[CasinoTableConfig, Mapping[str, Any]]] = {}
+        self.source: RandomSource = secrets.SystemRandom()  # RNG-1
+        self._rules: dict[str, RoundGame] = {}  # built by `prepare`, used by the first `build`
+        #: Cluster mode: the tables of `specs` another node runs (else None: every one is here).
+        self.remote: RemoteCasino | None = None
 
-    def open_default(
-        self, folder: Path | None = None, rng: RandomSource | None = None
-    ) -> Deferred[list[Any]]:
-        """One table of each game (`<game>-1`), started (its open rounds voided)."""
-        source: RandomSource = rng or secrets.SystemRandom()  # RNG-1
-        starting = []
+    def prepare(self, folder: Path | None = None, rng: RandomSource | None = None) -> list[str]:
+        """The tables of the room, one of each game (`<game>-1`) whose settings load; their
+        ids. Nothing is started (`build` makes a table)."""
+        self.source = rng or self.source
         for game in (*ROUND_GAMES, "blackjack"):
             try:
-                rules = make_game(game, settings.game_table(game, folder), source)
+                found = settings.game_table(game, folder)
+                rules = make_game(game, found, self.source)
                 max_win, review_at = table_caps(self.currency, folder)
             except (ValueError, KeyError, OSError) as exc:  # CasinoError is a ValueError too
                 log.error("casino_table_not_opened", game=game, error=str(exc))
                 continue
             config = CasinoTableConfig(f"{game}-1", game, self.currency, max_win, review_at)
-            table: CasinoTable
-            if isinstance(rules, BlackjackGame):
-                table = BlackjackTable(
-                    config, game=rules, clock=self.clock, store=self.store, listener=self
-                )
-            else:
-                table = CasinoTable(
-                    config, game=rules, clock=self.clock, store=self.store, listener=self
-                )
-            self.tables[config.table_id] = table
+            self.specs[config.table_id] = (config, found)
+            self._rules[config.table_id] = rules
+        return list(self.specs)
+
+    def build(self, table_id: str, store: RoundStore) -> CasinoTable:
+        """A new table `table_id` of `specs` on `store`, not started."""
+        config, found = self.specs[table_id]
+        rules = self._rules.pop(table_id, None) or make_game(config.game, found, self.source)
+        if isinstance(rules, BlackjackGame):
+            return BlackjackTable(config, game=rules, clock=self.clock, store=store, listener=self)
+        return CasinoTable(config, game=rules, clock=self.clock, store=store, listener=self)
+
+    def open_default(
+        self, folder: Path | None = None, rng: RandomSource | None = None
+    ) -> Deferred[list[Any]]:
+        """One table of each game (`<game>-1`), started (its open rounds voided)."""
+        starting = []
+        for table_id in self.prepare(folder, rng):
+            table = self.build(table_id, self.store)
+            self.tables[table_id] = table
             starting.append(table.start())
         return gatherResults(starting, consumeErrors=True)
 
@@ -94,6 +126,8 @@ class CasinoDesk:
         bets still settle (K-9) and the result is in their history. An idle table rests."""
         for table in self.tables.values():
             table.leave(player)
+        if self.remote is not None:
+            self.remote.disconnected(player)
 
     # -- CasinoListener ---------------------------------------------------------------------
     def tell(self, players: Iterable[str], event: ev.CasinoEvent) -> None:
@@ -102,17 +136,35 @@ class CasinoDesk:
         for player in players:
             self.hub.send(player, message)
 
+    def line(self, table_id: str) -> dict[str, Any]:
+        """A table's lobby line as plain JSON values (for a node that does not run it)."""
+        table = self.tables.get(table_id)
+        if table is None:
+            raise ProtocolError(errors.CLUSTER_UNAVAILABLE, f"{table_id} is not run here now")
+        return as_dict(view(table))
+
     # -- requests ---------------------------------------------------------------------------
     def handle(self, player: str, request: Request) -> Answer:
         """Run one `casino_*` request for `player`."""
-        args = dict(request.args)
-        name = request.name
+        return self.run(player, request.name, dict(request.args))
+
+    def run(self, player: str, name: str, args: dict[str, Any]) -> Answer:
+        """Run one `casino_*` request (its name and checked fields) for `player`."""
         if name == "casino_tables":
-            return cm.CasinoTablesAnswer(tables=[view(t) for t in self.tables.values()])
+            here = [view(t) for t in self.tables.values()]
+            elsewhere = [t for t in self.specs if t not in self.tables]
+            if self.remote is None or not elsewhere:
+                return cm.CasinoTablesAnswer(tables=here)
+            return self.remote.views(elsewhere).addCallback(
+                lambda lines: {"tables": [as_dict(v) for v in here] + lines}
+            )
         if name == "casino_history":
             found = self.store.history(player, int(args.get("limit", 20)))
             return found.addCallback(history_answer)
-        table = self.tables.get(str(args.pop("table_id")))
+        table_id = str(args.pop("table_id"))
+        table = self.tables.get(table_id)
+        if table is None and self.remote is not None and table_id in self.specs:
+            return self.remote.handle(player, table_id, name, args)
         if table is None:
             raise ProtocolError(errors.UNKNOWN_TABLE, "no casino table has this table_id")
         if name == "casino_join":

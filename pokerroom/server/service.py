@@ -254,15 +254,19 @@ class RoomService(MultiService):
             self._cluster_routing(node, self.nats_url)
 
     def _cluster_hosts(self) -> ResourceHost:
-        """The node's resources: the tables, and with a schedule the schedule and tournaments."""
+        """The node's resources: the cash and casino tables, and with a schedule the schedule
+        and tournaments."""
+        from pokerroom.cluster.casino import CASINO, ClusterCasino
         from pokerroom.cluster.hosts import Hosts
         from pokerroom.cluster.schedule import SCHEDULE, ClusterSchedule
         from pokerroom.cluster.tournaments import ClusterTournaments
 
         assert self.cluster_tables is not None
+        self.casino.prepare()  # its tables are leases too: `casino:<id>`, run by one node
+        casino = ClusterCasino(self.ledger, self.casino)
         scheduler = self.tournaments
         if scheduler is None:
-            return self.cluster_tables
+            return Hosts({"table": self.cluster_tables, CASINO: casino})
 
         def opened(actor: TournamentActor) -> None:
             scheduler.actors[actor.tid] = actor
@@ -281,11 +285,17 @@ class RoomService(MultiService):
             cancelled=self.refunds_now,
         )
         schedule = ClusterSchedule(self.reactor, self.ledger, scheduler)
-        return Hosts({"table": self.cluster_tables, SCHEDULE: schedule, "tournament": tournaments})
+        hosts: dict[str, ResourceHost] = {
+            "table": self.cluster_tables,
+            CASINO: casino,
+            SCHEDULE: schedule,
+        }
+        return Hosts({**hosts, "tournament": tournaments})
 
     def _cluster_routing(self, node: str, nats_url: str) -> None:
         """Cluster mode: routing over NATS (tables of other nodes, sessions, shared tokens)."""
         from pokerroom.cluster.bus import Bus
+        from pokerroom.cluster.casino_routing import CasinoRouting
         from pokerroom.cluster.routing import ClusterRouting
 
         assert self.cluster is not None
@@ -304,6 +314,10 @@ class RoomService(MultiService):
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)
+        self.casino_routing = CasinoRouting(self.routing.bus, self.routing.subjects, self.casino)
+        self.casino.remote = self.casino_routing  # casino tables other nodes run
+        self.cluster.on_take.append(self.casino_routing.took)
+        self.cluster.on_lose.append(self.casino_routing.lost)
 
     def _staff_state(self, table_id: str) -> Deferred[str | None]:
         """The hold staff stored for a table (`paused`, `closed`), or None (docs/ADMIN.md)."""
@@ -373,13 +387,14 @@ class RoomService(MultiService):
         yield gatherResults([a.start() for a in actors] + [self.chat.load()], consumeErrors=True)
         for actor in actors:
             self.lobby.add_table(actor.table_id, actor, table_info(actor))
-        yield self.casino.open_default()  # their rounds a crash left open are voided first
+        if self.cluster is None:  # in cluster mode the node opens each as it takes its lease
+            yield self.casino.open_default()  # their rounds a crash left open are voided first
         if self.admin is not None:  # bans and table holds apply before any player connects
             yield self.admin.load()
         if self.tournaments is not None:  # T-18: resumed, kept or cancelled before opening
             yield self.tournaments.recovered
         self.staff_accounts = yield self.ledger.read(staff_accounts)
-        casino_currencies = sorted({t.config.currency for t in self.casino.tables.values()})
+        casino_currencies = sorted({config.currency for config, _ in self.casino.specs.values()})
         self.casino_bankrolls = yield self.ledger.read(
             house_balance_of, AccountKind.CASINO_BANKROLL, casino_currencies
         )

@@ -1,0 +1,141 @@
+"""Casino requests between two nodes over a real nats-server, in one process
+(docs/design/cluster.md, "Casino tables"): a player connected to node A joins and bets at a
+casino table node B runs (each request carried to B, its refusal's code back unchanged, B's
+events delivered on A); `casino_tables` on A lists B's table with B's line; when the session on
+A ends, B hears `casino_leave`; a table no node serves answers `cluster_unavailable`.
+
+The nodes are the real hub, lobby, desk and routing; the table is a stand-in with the surface
+the desk uses (the money of a casino table across nodes: tests/cluster/test_casino.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pytest
+
+from pokerroom.casino import events as ev
+from pokerroom.casino.core.errors import CasinoError
+from pokerroom.casino.table_config import CasinoTableConfig
+from pokerroom.cluster.casino_routing import CasinoRouting
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from pokerroom.server.casino_desk import CasinoDesk
+from tests.cluster.loop import fresh_loop, run, until
+from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.test_routing import Node, ask, login, make_node, settle
+
+TABLE = "roulette-1"
+
+
+@pytest.fixture(scope="module")
+def nats_server() -> Iterator[NatsServer]:
+    """One nats-server for the module."""
+    with running_nats() as server:
+        yield server
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh asyncio loop per test."""
+    with fresh_loop() as new:
+        yield new
+
+
+class StandIn:
+    """A casino table with the surface the desk uses."""
+
+    def __init__(self, desk: CasinoDesk) -> None:
+        self.config = CasinoTableConfig(TABLE, "roulette", "USD")
+        self.table_id = TABLE
+        self.desk = desk
+        self.phase = "betting"
+        self.round = None
+        self.players: set[str] = set()
+        self.observers: set[str] = set()
+
+    def join(self, player: str) -> None:
+        self.players.add(player)
+        self.desk.tell([player], ev.TableState(TABLE, True, "welcome"))
+
+    def leave(self, player: str) -> None:
+        self.players.discard(player)
+
+    def place(self, player: str, spot: str, stake: int) -> dict[str, int]:
+        if stake > 100:
+            raise CasinoError("above_maximum", "too much (K-5)")
+        return {spot: stake}
+
+
+@dataclass
+class CasinoNode:
+    node: Node
+    desk: CasinoDesk
+    routing: CasinoRouting
+
+
+def casino_node(node: Node) -> CasinoNode:
+    desk = CasinoDesk(node.clock, cast(Any, None), node.hub, "USD")
+    desk.prepare()
+    routing = CasinoRouting(node.routing.bus, node.routing.subjects, desk)
+    desk.remote = routing
+    node.lobby.casino_desk = desk
+    return CasinoNode(node, desk, routing)
+
+
+@pytest.fixture
+def nodes(
+    loop: asyncio.AbstractEventLoop, nats_server: NatsServer
+) -> Iterator[tuple[CasinoNode, CasinoNode]]:
+    a = casino_node(make_node(loop, nats_server.url, "a", owns=[]))
+    b = casino_node(make_node(loop, nats_server.url, "b", owns=[]))
+    b.desk.tables[TABLE] = cast(Any, StandIn(b.desk))
+    b.routing.took(f"casino:{TABLE}")
+    settle(loop, a.node, b.node)
+    yield a, b
+    for found in (a, b):
+        found.routing.stop()
+        run(loop, found.node.routing.stop())
+
+
+def test_a_player_on_a_plays_at_a_casino_table_b_runs(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[CasinoNode, CasinoNode]
+) -> None:
+    """Module docstring: join, an event, a refusal's code, the list, and the leave on logout."""
+    a, b = nodes
+    conn = login(a.node, "alice")
+    table = cast(StandIn, b.desk.tables[TABLE])
+    joined = ask(loop, a.node, "alice", type="casino_join", table_id=TABLE)
+    assert joined["table"]["table_id"] == TABLE and joined["table"]["phase"] == "betting"
+    assert table.players == {"alice"}
+    until(loop, lambda: conn.of("casino_table_state"))  # B's event, delivered on A
+    assert conn.of("casino_table_state")[0]["reason"] == "welcome"
+    draft = ask(loop, a.node, "alice", type="casino_place", table_id=TABLE, spot="red", amount=5)
+    assert draft == {"bets": [{"spot": "red", "amount": 5}]}
+    with pytest.raises(ProtocolError) as refused:
+        ask(loop, a.node, "alice", type="casino_place", table_id=TABLE, spot="red", amount=500)
+    assert refused.value.code == "above_maximum"  # the owner's code, unchanged (P-1)
+    listed = ask(loop, a.node, "alice", type="casino_tables")
+    lines = {line["table_id"]: line for line in listed["tables"]}
+    assert set(lines) == set(a.desk.specs)
+    assert lines[TABLE]["phase"] == "betting"  # B's line
+    assert {lines[t]["phase"] for t in lines if t != TABLE} == {"unavailable"}  # nobody runs
+    a.desk.disconnected("alice")  # the session on A ended
+    until(loop, lambda: not table.players)  # B heard casino_leave
+
+
+def test_a_casino_table_nobody_serves_answers_cluster_unavailable(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[CasinoNode, CasinoNode]
+) -> None:
+    """B stopped running the table (lease lost, handed over): a request from A is refused with
+    `cluster_unavailable` until the next owner serves it."""
+    a, b = nodes
+    login(a.node, "alice")
+    b.routing.lost(f"casino:{TABLE}")
+    settle(loop, a.node, b.node)
+    with pytest.raises(ProtocolError) as refused:
+        ask(loop, a.node, "alice", type="casino_join", table_id=TABLE)
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
