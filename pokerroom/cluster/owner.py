@@ -83,6 +83,19 @@ def plain(result: Any) -> Any:
     return {}
 
 
+def refusal(exc: BaseException | None, audience: list[str] | None, **context: str) -> Reply:
+    """The owner's answer to a refused request: the refusal's stable code, message and details
+    (the client gets the very same `error`); a crash is logged and answered `internal_error`."""
+    if isinstance(exc, ProtocolError):
+        code, message, details = exc.code, exc.message, exc.details
+    elif isinstance(exc, CodedError):
+        code, message, details = exc.code, exc.message, {}
+    else:
+        log.error("command_crashed", error=repr(exc), **context)
+        code, message, details = errors.INTERNAL_ERROR, "the server failed", {}
+    return Reply(ok=False, code=code, message=message, details=details, audience=audience)
+
+
 class TableServer:
     """Serves the tables this node owns to the other nodes."""
 
@@ -156,22 +169,8 @@ class TableServer:
             return encode(Reply(ok=True, result=plain(result), audience=self._audience(table_id)))
 
         def refused(failure: Failure) -> bytes:
-            exc = failure.value
-            if isinstance(exc, ProtocolError):
-                code, message, details = exc.code, exc.message, exc.details
-            elif isinstance(exc, CodedError):
-                code, message, details = exc.code, exc.message, {}
-            else:
-                log.error("command_crashed", table_id=table_id, op=cmd.op, error=repr(exc))
-                code, message, details = errors.INTERNAL_ERROR, "the server failed", {}
-            reply = Reply(
-                ok=False,
-                code=code,
-                message=message,
-                details=details,
-                audience=self._audience(table_id),
-            )
-            return encode(reply)
+            audience = self._audience(table_id)
+            return encode(refusal(failure.value, audience, table_id=table_id, op=cmd.op))
 
         return d.addCallbacks(done, refused)
 

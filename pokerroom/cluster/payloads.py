@@ -79,3 +79,25 @@ class BanChanged(msgspec.Struct, frozen=True, kw_only=True):
     node: str
     player: str
     banned: bool
+
+
+class TourneyLine(msgspec.Struct, frozen=True, kw_only=True):
+    """A tournament's lobby line from its owner: the summary, who is registered, and each of
+    its open tables' audience (the node holding a player's session counts and resumes their
+    tournament tables from it, C-1, C-14). `open` false: it ended (still asked for results)."""
+
+    node: str
+    tournament_id: str
+    open: bool
+    summary: dict[str, Any]  # a TournamentSummary as plain JSON values
+    players: list[str]
+    tables: dict[str, list[str]]  # table id `<tournament_id>.<n>` -> its audience
+
+
+class Fanout(msgspec.Struct, frozen=True, kw_only=True):
+    """One public frame for several players not connected to `node` (a tournament table's
+    event, a tournament's status or results): each node writes it to those connected to it."""
+
+    node: str
+    players: list[str]
+    frame: bytes

@@ -89,7 +89,7 @@ class ClusterRemoteTable:
 
     def observe(self, player_id: str) -> Deferred[Snapshot]:
         """Start receiving the table's events; the snapshot."""
-        return self._call("observe", player_id).addCallback(_snapshot)
+        return self._call("observe", player_id).addCallback(as_snapshot)
 
     def unobserve(self, player_id: str) -> Deferred[Any]:
         """Stop receiving them."""
@@ -140,7 +140,7 @@ class ClusterRemoteTable:
         self._call("disconnected", player_id).addErrback(failed)
 
 
-def _snapshot(result: Any) -> Snapshot | Any:
+def as_snapshot(result: Any) -> Snapshot | Any:
     """The owner's snapshot as the typed object the `observed` answer carries."""
     try:
         return msgspec.convert(result, Snapshot)

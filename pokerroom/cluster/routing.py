@@ -20,16 +20,21 @@ from twisted.python.failure import Failure
 
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.fanout import ClusterFanout
 from pokerroom.cluster.owner import TableServer
 from pokerroom.cluster.payloads import BanChanged, MutesChanged
 from pokerroom.cluster.remote_room import RemoteRoom
+from pokerroom.cluster.remote_tourney import RemoteTourneys
 from pokerroom.cluster.sessions import ClusterSessions
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tokens import ClusterTokens, Runner, purge
+from pokerroom.cluster.tourney_owner import TourneyDesk, TourneyServer
 from pokerroom.server.lobby import Lobby
+from tournaments.desk.remote import RemoteTournaments
 
 log = structlog.get_logger("pokerroom.cluster")
 TABLE = "table:"
+TOURNAMENT = "tournament:"
 #: How often expired resume tokens are deleted from `cluster_tokens`.
 TOKEN_PURGE_SECONDS = 300.0
 
@@ -52,12 +57,23 @@ class Bans(Protocol):
         ...
 
 
+class Desk(TourneyDesk, Protocol):
+    """The tournament desk as routing wires it: handed the other nodes' tournaments, and
+    telling when a line of its own changed."""
+
+    remote: RemoteTournaments | None
+    line_changed: Callable[[str], None] | None
+    watchers: set[str]
+
+
 class HubRelay:
     """The hub's `Relay`: log-ins and private messages to the sessions side, broadcasts to
-    the owner's side."""
+    the owner's side, lists of players to the fan-out."""
 
-    def __init__(self, sessions: ClusterSessions, server: TableServer) -> None:
-        self.sessions, self.server = sessions, server
+    def __init__(
+        self, sessions: ClusterSessions, server: TableServer, fanout: ClusterFanout
+    ) -> None:
+        self.sessions, self.server, self.fanout = sessions, server, fanout
 
     def attached(self, player: str) -> None:
         """`player` logged in here."""
@@ -74,6 +90,10 @@ class HubRelay:
     def broadcast(self, table_id: str, frame: bytes, exclude: Iterable[str]) -> None:
         """A table's broadcast, for the other nodes."""
         self.server.broadcast(table_id, frame, exclude)
+
+    def send_all(self, players: list[str], frame: bytes) -> None:
+        """A public message for several players not connected here."""
+        self.fanout.send_all(players, frame)
 
 
 class ClusterRouting:
@@ -92,6 +112,7 @@ class ClusterRouting:
         epoch: Callable[[str], int | None] = lambda resource: None,
         tokens: Runner | None = None,
         bans: Bans | None = None,
+        desk: Desk | None = None,
     ) -> None:
         self.bus, self.node, self.lobby = bus, node, lobby
         self.subjects = Subjects(cluster_name)
@@ -99,6 +120,16 @@ class ClusterRouting:
         self.server = TableServer(bus, self.subjects, node, lobby, clock, epoch)
         self.remote = RemoteRoom(bus, self.subjects, node, lobby, tables)
         self.sessions = ClusterSessions(bus, self.subjects, node, lobby.hub)
+        self.fanout = ClusterFanout(bus, self.subjects, node, lobby.hub)
+        self.desk = desk
+        self.tourney_server: TourneyServer | None = None
+        self.tourneys: RemoteTourneys | None = None
+        if desk is not None:
+            self.tourney_server = TourneyServer(bus, self.subjects, node, desk, lobby.hub, clock)
+            watchers = desk.watchers
+            self.tourneys = RemoteTourneys(
+                bus, self.subjects, node, lobby.hub, clock, lambda: sorted(watchers)
+            )
         self.tokens = None if tokens is None else ClusterTokens(tokens, node)
         self.bans = bans
         self.started = False
@@ -108,7 +139,7 @@ class ClusterRouting:
     def start(self) -> Deferred[Any]:
         """Connect, listen, and take the place of the hub's and lobby's cluster hooks."""
         hub = self.lobby.hub
-        hub.relay = HubRelay(self.sessions, self.server)
+        hub.relay = HubRelay(self.sessions, self.server, self.fanout)
         if self.tokens is not None:
             hub.token_store = self.tokens
         self.lobby.remote = self.remote
@@ -121,6 +152,11 @@ class ClusterRouting:
         ]
         if self.bans is not None:
             self.bans.ban_changed = self._ban_changed
+        desk, tourney_server, tourneys = self.desk, self.tourney_server, self.tourneys
+        if desk is not None and tourney_server is not None and tourneys is not None:
+            desk.remote = tourneys
+            desk.line_changed = tourney_server.changed
+            self.bus.on_reconnected.append(tourney_server.publish_lines)
         for table_id in self.remote.configs:
             if TABLE + table_id not in self.owned():
                 self.remote.add(table_id)
@@ -130,15 +166,19 @@ class ClusterRouting:
             for resource in sorted(self.owned()):  # taken before the bus was up
                 self.took(resource)
             self.server.start()
+            parts = [self.remote.start(), self.sessions.start(), self.fanout.start()]
+            if tourney_server is not None and tourneys is not None:
+                tourney_server.start()
+                parts.append(tourneys.start())
             if self.tokens is not None:
                 self._purge.start(TOKEN_PURGE_SECONDS, now=False)
             bells = [
                 self.bus.subscribe(self.subjects.mutes, self._on_mutes),
                 self.bus.subscribe(self.subjects.bans, self._on_ban),
             ]
-            return gatherResults(
-                [self.remote.start(), self.sessions.start(), *bells], consumeErrors=True
-            ).addCallback(lambda _: self.bus.flush())
+            return gatherResults([*parts, *bells], consumeErrors=True).addCallback(
+                lambda _: self.bus.flush()
+            )
 
         return self.bus.connect().addCallback(listen)
 
@@ -149,6 +189,12 @@ class ClusterRouting:
             self.remote.drop(table_id)
             if self.started and table_id not in self.server.served:
                 self.server.serve(table_id)
+        elif resource.startswith(TOURNAMENT) and self.tourney_server is not None:
+            tid = resource[len(TOURNAMENT) :]
+            if self.tourneys is not None:
+                self.tourneys.drop(tid)
+            if self.started and tid not in self.tourney_server.served:
+                self.tourney_server.serve(tid)
 
     def lost(self, resource: str) -> None:
         """The node stopped running `resource` (its `on_lose`)."""
@@ -156,6 +202,8 @@ class ClusterRouting:
             table_id = resource[len(TABLE) :]
             self.server.unserve(table_id)
             self.remote.add(table_id)
+        elif resource.startswith(TOURNAMENT) and self.tourney_server is not None:
+            self.tourney_server.lost(resource[len(TOURNAMENT) :])
 
     def _mutes_changed(self) -> None:
         """A mute was stored or lifted here: the other nodes read theirs again (C-13)."""
@@ -214,4 +262,6 @@ class ClusterRouting:
         if self._purge.running:
             self._purge.stop()
         self.server.stop()
+        if self.tourney_server is not None:
+            self.tourney_server.stop()
         return self.bus.close()

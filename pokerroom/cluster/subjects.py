@@ -60,6 +60,21 @@ class Subjects:
         """A ban or its lift took effect on a node: every other node enforces it too."""
         return f"{self.prefix}.admin.bans"
 
+    def tourney_cmd(self, tournament_id: str) -> str:
+        """Requests to the owner of a tournament (request/reply): its desk's requests and its
+        tables' (observe, act, ...)."""
+        return f"{self.prefix}.tourney.{table_token(tournament_id)}.cmd"
+
+    @property
+    def tourney_lobby(self) -> str:
+        """Tournament lobby lines of every node's tournaments."""
+        return f"{self.prefix}.tourneys"
+
+    @property
+    def fanout(self) -> str:
+        """Public frames for players of several nodes (tournament tables, status, results)."""
+        return f"{self.prefix}.fanout"
+
     @property
     def outbox(self) -> str:
         """The bell: a row was written to `cluster_outbox`."""

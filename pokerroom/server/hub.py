@@ -54,6 +54,9 @@ class Relay(Protocol):
     def broadcast(self, table_id: str, frame: bytes, exclude: Iterable[str]) -> None:
         """A table's broadcast, for its audience on the other nodes."""
 
+    def send_all(self, players: list[str], frame: bytes) -> None:
+        """One public message for several players not connected here (on other nodes)."""
+
 
 class TokenStore(Protocol):
     """Cluster mode: resume tokens every node accepts (pokerroom.cluster.tokens)."""
@@ -268,11 +271,14 @@ class Hub:
         return sent
 
     def send_all(self, players: Iterable[str], message: Frame) -> None:
-        """Deliver one message to several players (lobby updates), encoded once."""
+        """Deliver one message to several players (lobby updates), encoded once; in cluster
+        mode those not connected here get it through the other nodes (a tournament's)."""
         frame: bytes | None = None
+        elsewhere: list[str] = []
         for player in tuple(players):
             session = self._sessions.get(player)
             if session is None:
+                elsewhere.append(player)
                 continue
             if frame is None:
                 try:
@@ -281,3 +287,8 @@ class Hub:
                     log.error("undeliverable", type=frame_type(message), error=str(exc))
                     return
             session.send_frame(frame)
+        if elsewhere and self.relay is not None:
+            try:
+                self.relay.send_all(elsewhere, frame or encode_frame(message))
+            except (TypeError, ValueError) as exc:
+                log.error("undeliverable", type=frame_type(message), error=str(exc))

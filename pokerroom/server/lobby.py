@@ -46,7 +46,6 @@ from pokerroom.server.replies import Replies
 from pokerroom.server.replies import ledger_key as replies_ledger_key
 from pokerroom.server.shedding import ReadLimit
 from pokerroom.table.errors import NOT_A_CASH_TABLE
-from pokerroom.table.views import WatchedTable
 
 if TYPE_CHECKING:
     from pokerroom.cash import TableActor
@@ -182,7 +181,7 @@ class Lobby:
         return cash_summary(actor.config, len(actor.by_player), len(actor.observers))
 
     def _audience(self, table_id: str) -> set[str]:
-        actor: WatchedTable | None = self.tables.get(table_id)
+        actor: LobbyTable | None = self.tables.get(table_id)
         if actor is None:
             actor = self._tournament_table(table_id)
         return actor.audience if actor is not None else set()  # the actor builds a new set
@@ -202,9 +201,9 @@ class Lobby:
             raise ProtocolError(errors.UNKNOWN_TABLE, f"no table {table_id!r}")
         return actor
 
-    def _tournament_table(self, table_id: str) -> WatchedTable | None:
-        desk = self.tournament_desk
-        return None if desk is None else desk.table(table_id)
+    def _tournament_table(self, table_id: str) -> LobbyTable | None:
+        desk = self.tournament_desk  # cluster mode: a table of another node's tournament too
+        return None if desk is None else desk.any_table(table_id)
 
     def _table(self, table_id: str) -> LobbyTable:
         """Any table: a cash table, or a running tournament's (`<tournament_id>.<n>`)."""

@@ -311,6 +311,7 @@ class RoomService(MultiService):
             epoch=self.cluster.epoch,
             tokens=self.ledger,
             bans=self.admin,
+            desk=self.desk,  # the tournaments of other nodes, and this node's served to them
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)

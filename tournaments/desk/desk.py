@@ -49,6 +49,7 @@ from tournaments.actor.request_keys import REQUEST_UNDONE  # P-2: a register key
 from tournaments.desk import lobby_view, stake_requests
 from tournaments.desk.frames import TableFrames, find_table, open_tables
 from tournaments.desk.refund_notices import refund_notices
+from tournaments.desk.remote import RemoteTournaments
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
@@ -61,6 +62,7 @@ KNOCKOUT_PUSH_SECONDS = 5.0
 
 if TYPE_CHECKING:
     from pokerroom.protocol.answers import Answer
+    from pokerroom.server.remote import LobbyTable
     from tournaments.actor.bounty_book import BountyBook
     from tournaments.actor.tickets import TicketOffice
     from tournaments.actor.tournament import TournamentActor
@@ -94,6 +96,10 @@ class TournamentDesk(Players):
         #: Knockout pushes wait this long, so a busy field sends one status, not one per bust.
         self.push_seconds = KNOCKOUT_PUSH_SECONDS
         self._push_later: dict[str, IDelayedCall] = {}
+        #: Cluster mode: the tournaments other nodes run (their requests go to the owner).
+        self.remote: RemoteTournaments | None = None
+        #: Cluster mode: told the id of a tournament run here whose lobby line changed.
+        self.line_changed: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------ requests
 
@@ -102,28 +108,60 @@ class TournamentDesk(Players):
         scheduler = self.scheduler
         return None if scheduler is None else find_table(scheduler.actors, table_id)
 
+    def any_table(self, table_id: str) -> LobbyTable | None:
+        """A tournament table run here or, in cluster mode, by another node (for the lobby)."""
+        table: LobbyTable | None = self.table(table_id)
+        if table is None and self.remote is not None:
+            table = self.remote.table(table_id)
+        return table
+
     def open_tables(self, player: str) -> list[str]:
-        """The tournament tables the player sits at or watches (C-1, C-14)."""
+        """The tournament tables the player sits at or watches, here and on other nodes (C-1,
+        C-14)."""
         scheduler = self.scheduler
-        return [] if scheduler is None else open_tables(scheduler.actors, player)
+        here = [] if scheduler is None else open_tables(scheduler.actors, player)
+        return here if self.remote is None else sorted(here + self.remote.open_tables(player))
 
     def reconnected(self, player: str) -> None:
         """After login/resume (C-14, after the table snapshots): the deal a restart voided, to
         each of its players once (`deal_result` `restart`, T-13, T-18)."""
+        self.restart_told(player)
+        if self.remote is not None:
+            self.remote.reconnected(player)
+
+    def restart_told(self, player: str, tournament_id: str | None = None) -> None:
+        """The deal a restart voided, to `player` once, by the tournaments run here (or one)."""
         scheduler = self.scheduler
         if scheduler is not None:
             for actor in (*scheduler.actors.values(), *scheduler.finished.values()):
-                actor.deals.restart.reconnected(player)
+                if tournament_id is None or actor.tid == tournament_id:
+                    actor.deals.restart.reconnected(player)
 
     def table_frames(self) -> TableFrames:
         """Where tournament tables' section 6 events go: through the hub."""
         return TableFrames(self.hub, self.table)
 
-    def _actor(self, tournament_id: str) -> TournamentActor:
+    def runs(self, tournament_id: str) -> TournamentActor | None:
+        """The tournament's actor if it runs (or ran) on this node."""
         scheduler = self.scheduler
-        actor = None
-        if scheduler is not None:
-            actor = scheduler.actors.get(tournament_id) or scheduler.finished.get(tournament_id)
+        if scheduler is None:
+            return None
+        return scheduler.actors.get(tournament_id) or scheduler.finished.get(tournament_id)
+
+    def is_open(self, tournament_id: str) -> bool:
+        """Whether the tournament runs on this node and has not ended."""
+        scheduler = self.scheduler
+        return scheduler is not None and tournament_id in scheduler.actors
+
+    def _elsewhere(self, tournament_id: str) -> bool:
+        """Cluster mode: whether another node runs the tournament (not this one)."""
+        remote = self.remote
+        return (
+            remote is not None and self.runs(tournament_id) is None and remote.knows(tournament_id)
+        )
+
+    def _actor(self, tournament_id: str) -> TournamentActor:
+        actor = self.runs(tournament_id)
         if actor is None:
             raise ProtocolError(
                 errors.UNKNOWN_TOURNAMENT, f"no tournament {errors.excerpt(tournament_id)}"
@@ -142,6 +180,10 @@ class TournamentDesk(Players):
             return TournamentLobby(tournaments=self.lobby_lines())
         if name == "tickets":
             return self.tickets(player)
+        tid = args.get("tournament_id")
+        if tid is not None and name != "my_stakes" and self._elsewhere(tid):
+            assert self.remote is not None  # another node runs it: its owner runs the request
+            return self.remote.call(tid, player, name, dict(request.args))
         if name in STAKING_NAMES:  # T-17 staking and T-13 deals
             ledger = None if self.scheduler is None else self.scheduler.ledger
             return stake_requests.handle(self._actor, ledger, player, request)
@@ -228,11 +270,14 @@ class TournamentDesk(Players):
         return Unregistered(refunded=True)
 
     def lobby_lines(self) -> list[TournamentSummary]:
-        """One summary per open tournament (`tournament_list`)."""
+        """One summary per open tournament (`tournament_list`), every node's in cluster mode."""
         scheduler = self.scheduler
-        if scheduler is None:
-            return []
-        return [lobby_view.summary(actor) for _, actor in sorted(scheduler.actors.items())]
+        actors = [] if scheduler is None else list(scheduler.actors.values())
+        lines = [lobby_view.summary(actor) for actor in actors]
+        if self.remote is not None:
+            here = {line.tournament_id for line in lines}
+            lines += [line for line in self.remote.lines() if line.tournament_id not in here]
+        return sorted(lines, key=lambda line: line.tournament_id)
 
     def summary(self, actor: TournamentActor) -> TournamentSummary:
         """A tournament's lobby line (T-1, T-5, T-11)."""
@@ -254,6 +299,8 @@ class TournamentDesk(Players):
         """
         if self.watchers:
             self.hub.send_all(self.watchers, TournamentLobbyUpdate(tournament=self.summary(actor)))
+        if self.line_changed is not None:
+            self.line_changed(actor.tid)
         if why in ("opened", "entries"):
             return
         if why == "knockout" and self.push_seconds > 0:
