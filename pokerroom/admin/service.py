@@ -23,6 +23,7 @@ from twisted.internet.interfaces import IReactorTime
 
 import pokerroom.admin.handlers  # noqa: F401  (registers the commands)
 from pokerroom.admin import store
+from pokerroom.admin.context import Context
 from pokerroom.admin.schema import staff
 from pokerroom.admin.session import AdminFactory, AdminSession
 from pokerroom.admin.settings import AdminSettings
@@ -90,6 +91,9 @@ class AdminService:
         #: Tables staff paused or closed: table_id -> `paused` | `closed`.
         self.table_states: dict[str, str] = {}
         self.sessions: set[AdminSession] = set()
+        #: Cluster mode: carries a command on a table another node runs to that node
+        #: (pokerroom/cluster/staff_routing.py); None, or None from it: the command runs here.
+        self.router: Callable[[Context, Any], Deferred[Any] | None] | None = None
         #: The staff endpoint, bound by the room before anything started; set by `open`.
         self.listening: HeldListener | None = None
         self.address: str | None = None
@@ -99,6 +103,11 @@ class AdminService:
         """A hash to verify against for an unknown staff name (the same work as a known one)."""
         assert self._dummy is not None  # made in load()
         return self._dummy
+
+    def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:
+        """Cluster mode: a command on a table another node runs, carried there (its answer);
+        None: it runs here."""
+        return None if self.router is None else self.router(ctx, args)
 
     @inlineCallbacks
     def load(self) -> Generator[Deferred[Any], Any, None]:

@@ -71,6 +71,10 @@ class StaffRoom(AdminRoom, Interface):
     def dummy_hash(self) -> str:
         """A hash to verify against for an unknown staff name (the same work as a known one)."""
 
+    def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:
+        """Cluster mode: a command on a table another node runs, carried there (its answer);
+        None: it runs here."""
+
 
 def refusal(failure: Failure) -> ProtocolError:
     """The error a staff client sees for any failure (stable codes of every layer kept)."""
@@ -214,7 +218,9 @@ class AdminSession(Protocol):
             check_role(member.role if member else None, cmd.role, f"{cmd.name} ")
             assert member is not None
             self.log.info("admin_request", staff=member.name, request=cmd.name)
-            return cmd.run(Context(self.room, member.name, member.role, cmd), args)
+            ctx = Context(self.room, member.name, member.role, cmd)
+            routed = self.room.route(ctx, args)  # cluster mode: a table another node runs
+            return cmd.run(ctx, args) if routed is None else routed
 
         return self.room.ledger.read(find_staff, staff.name).addCallback(checked)
 

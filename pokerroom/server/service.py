@@ -295,8 +295,10 @@ class RoomService(MultiService):
     def _cluster_routing(self, node: str, nats_url: str) -> None:
         """Cluster mode: routing over NATS (tables of other nodes, sessions, shared tokens)."""
         from pokerroom.cluster.bus import Bus
+        from pokerroom.cluster.casino import CASINO
         from pokerroom.cluster.casino_routing import CasinoRouting
         from pokerroom.cluster.routing import ClusterRouting
+        from pokerroom.cluster.staff_routing import StaffRouting
 
         assert self.cluster is not None
         loop = getattr(self.reactor, "_asyncioEventloop", None)  # the asyncio reactor's loop
@@ -319,6 +321,20 @@ class RoomService(MultiService):
         self.casino.remote = self.casino_routing  # casino tables other nodes run
         self.cluster.on_take.append(self.casino_routing.took)
         self.cluster.on_lose.append(self.casino_routing.lost)
+        if self.admin is not None:  # staff commands on a table another node runs go there
+            cash_ids = {config.table_id for config in self.settings.tables}
+
+            def elsewhere(kind: str, table_id: str) -> bool:
+                if kind == CASINO:
+                    return table_id in self.casino.specs and table_id not in self.casino.tables
+                return table_id in cash_ids and table_id not in self.lobby.tables
+
+            self.staff_routing = StaffRouting(
+                self.routing.bus, self.routing.subjects, self.admin, elsewhere
+            )
+            self.admin.router = self.staff_routing.route
+            self.cluster.on_take.append(self.staff_routing.took)
+            self.cluster.on_lose.append(self.staff_routing.lost)
 
     def _staff_state(self, table_id: str) -> Deferred[str | None]:
         """The hold staff stored for a table (`paused`, `closed`), or None (docs/ADMIN.md)."""

@@ -1,0 +1,143 @@
+"""Staff table commands across nodes (docs/design/cluster.md, "Staff commands"; docs/ADMIN.md).
+
+A staff command on one table (`table_show`, `table_pause`, `table_resume`, `table_close`,
+`table_kick`; `casino_table_close`, `casino_table_open`, `casino_round_void`) asked on a node
+that does not run the table is carried to the node that does, on
+`<p>.staff.<kind>.<table>` (kind `table` or `casino`): the owner runs the very command for the
+same staff member and role (its audit row names them), and answers with its result or its
+refusal's stable code, which the staff client gets unchanged. The asking node has already
+checked the role; the owner checks the fields again. No node answering (the table between
+owners, NATS away) is `cluster_unavailable`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import structlog
+from nats.aio.subscription import Subscription
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.python.failure import Failure
+
+from pokerroom.admin.commands import COMMANDS
+from pokerroom.admin.context import AdminRoom, Context
+from pokerroom.admin.roles import Role
+from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.casino_routing import refusal
+from pokerroom.cluster.payloads import Reply
+from pokerroom.cluster.subjects import Subjects, table_token
+from pokerroom.protocol.errors import ProtocolError
+
+log = structlog.get_logger("pokerroom.cluster")
+#: Per-table staff commands, by the kind of table they act on.
+KINDS = {
+    "table_show": "table",
+    "table_pause": "table",
+    "table_resume": "table",
+    "table_close": "table",
+    "table_kick": "table",
+    "casino_table_close": "casino",
+    "casino_table_open": "casino",
+    "casino_round_void": "casino",
+}
+#: How long the asking node waits: a close or kick is answered once the hand ended and the
+#: seats are cashed out (as a player's `leave`).
+TIMEOUTS = {"table_close": 600.0, "table_kick": 600.0, "casino_round_void": 60.0}
+DEFAULT_SECONDS = 30.0
+
+
+class StaffCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """A staff command carried to the table's owner: who asks, with which role, and the
+    command's fields as the staff client sent them."""
+
+    staff: str
+    role: int
+    name: str
+    fields: dict[str, Any]
+
+
+def staff_subject(subjects: Subjects, kind: str, table_id: str) -> str:
+    """Staff commands to the node running a table (request/reply)."""
+    return f"{subjects.prefix}.staff.{kind}.{table_token(table_id)}"
+
+
+class StaffRouting:
+    """Carries per-table staff commands to the table's owner, and runs those carried here."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        subjects: Subjects,
+        room: AdminRoom,
+        elsewhere: Callable[[str, str], bool],
+    ) -> None:
+        self.bus, self.subjects, self.room = bus, subjects, room
+        #: (kind, table id) -> whether a configured table is run by another node (not here).
+        self.elsewhere = elsewhere
+        self.served: dict[str, Deferred[Subscription]] = {}
+
+    # -- the owner's side ---------------------------------------------------------------------
+    def took(self, resource: str) -> None:
+        """The node runs `table:<id>` or `casino:<id>` now (its `on_take`)."""
+        kind, _, table_id = resource.partition(":")
+        if kind in ("table", "casino") and resource not in self.served:
+            subject = staff_subject(self.subjects, kind, table_id)
+            d = self.bus.serve(subject, self._respond)
+            d.addErrback(lambda f: log.error("staff_serve_failed", resource=resource, error=str(f)))
+            self.served[resource] = d
+
+    def lost(self, resource: str) -> None:
+        """The node stopped running it (its `on_lose`)."""
+        d = self.served.pop(resource, None)
+        if d is not None:
+            d.addCallback(self.bus.unsubscribe).addErrback(lambda f: None)
+
+    def stop(self) -> None:
+        """Stop answering for every table."""
+        for resource in list(self.served):
+            self.lost(resource)
+
+    def _respond(self, data: bytes) -> Deferred[bytes]:
+        asked = decode(data, StaffCommand)
+        cmd = COMMANDS[asked.name]
+        log.info("admin_request_from_node", staff=asked.staff, request=asked.name)
+
+        def run() -> Any:
+            args = cmd.parse_args(asked.fields)
+            return cmd.run(Context(self.room, asked.staff, Role(asked.role), cmd), args)
+
+        def done(result: Any) -> bytes:
+            return encode(Reply(ok=True, result=result))
+
+        def refused(failure: Failure) -> bytes:
+            return encode(refusal(failure.value, asked.fields.get("table_id", ""), asked.name))
+
+        return maybeDeferred(run).addCallbacks(done, refused)
+
+    # -- the asking side ----------------------------------------------------------------------
+    def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:
+        """The command carried to the table's owner (its answer), or None: it runs here."""
+        kind = KINDS.get(ctx.command.name)
+        table_id = getattr(args, "table_id", None)
+        if kind is None or not isinstance(table_id, str) or not self.elsewhere(kind, table_id):
+            return None
+        asked = StaffCommand(
+            staff=ctx.staff,
+            role=int(ctx.role),
+            name=ctx.command.name,
+            fields=dataclasses.asdict(args),
+        )
+        subject = staff_subject(self.subjects, kind, table_id)
+        timeout = TIMEOUTS.get(asked.name, DEFAULT_SECONDS)
+
+        def answered(data: bytes) -> Any:
+            reply = decode(data, Reply)
+            if not reply.ok:
+                raise ProtocolError(reply.code, reply.message, reply.details)
+            return reply.result
+
+        found: Deferred[Any] = self.bus.request(subject, encode(asked), timeout)
+        return found.addCallback(answered)

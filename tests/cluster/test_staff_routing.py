@@ -1,0 +1,147 @@
+"""Staff table commands between two nodes over a real nats-server, in one process
+(docs/design/cluster.md, "Staff commands"): a command on a table node B runs, asked on node A,
+is run by B for the same staff member and role (B writes the audit row: its actor is that
+staff member) and answered with B's result; B's refusal reaches A with its code unchanged; a
+table no node serves is `cluster_unavailable`; a table A runs itself is not carried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any, cast
+
+import pytest
+from twisted.internet.defer import Deferred, succeed
+
+from pokerroom.admin.audit import Audited
+from pokerroom.admin.casino_handlers import CasinoChangeArgs
+from pokerroom.admin.commands import COMMANDS
+from pokerroom.admin.context import Context
+from pokerroom.admin.roles import Role
+from pokerroom.admin.table_handlers import TableChangeArgs
+from pokerroom.casino.table_config import CasinoTableConfig
+from pokerroom.cluster.staff_routing import StaffRouting
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import ProtocolError
+from tests.cluster.loop import fresh_loop, run
+from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.test_routing import Node, make_node, settle
+
+TABLE = "roulette-1"
+
+
+@pytest.fixture(scope="module")
+def nats_server() -> Iterator[NatsServer]:
+    """One nats-server for the module."""
+    with running_nats() as server:
+        yield server
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh asyncio loop per test."""
+    with fresh_loop() as new:
+        yield new
+
+
+class CasinoStandIn:
+    """A casino table as the staff handlers see it."""
+
+    def __init__(self) -> None:
+        self.config = CasinoTableConfig(TABLE, "roulette", "USD")
+        self.table_id = TABLE
+        self.phase = "betting"
+        self.closing = False
+        self.closed_reason = ""
+        self.round = None
+        self.players = {"alice"}
+
+    def close(self, reason: str) -> None:
+        self.closing, self.closed_reason = True, reason
+
+
+class Ledger:
+    """The staff change's transaction: recorded (who, what, on what), audit row ids 1, 2, ..."""
+
+    def __init__(self) -> None:
+        self.audits: list[tuple[str, str, str]] = []
+
+    def run(self, work: Any, actor: Any, action: str, target: str, *rest: Any) -> Deferred[Any]:
+        self.audits.append((actor.name, action, target))
+        return succeed(Audited(len(self.audits), cast(Any, None)))
+
+
+class Room:
+    """The admin room of a node, as the handlers and the routing use it."""
+
+    def __init__(self, node: Node) -> None:
+        self.clock = node.clock
+        self.lobby = node.lobby
+        self.ledger = Ledger()
+        self.table_states: dict[str, str] = {}
+
+
+def staff_node(node: Node, runs: set[str]) -> tuple[StaffRouting, Room]:
+    room = Room(node)
+    routing = StaffRouting(
+        node.routing.bus,
+        node.routing.subjects,
+        cast(Any, room),
+        lambda kind, table_id: table_id not in runs,
+    )
+    return routing, room
+
+
+@pytest.fixture
+def nodes(
+    loop: asyncio.AbstractEventLoop, nats_server: NatsServer
+) -> Iterator[tuple[StaffRouting, StaffRouting, Room, CasinoStandIn]]:
+    a, b = (make_node(loop, nats_server.url, name, owns=[]) for name in ("a", "b"))
+    table = CasinoStandIn()
+    b.lobby.casino_desk = cast(Any, type("Desk", (), {"tables": {TABLE: table}})())
+    staff_a, _ = staff_node(a, runs=set())
+    staff_b, room_b = staff_node(b, runs={TABLE})
+    staff_b.took(f"casino:{TABLE}")
+    settle(loop, a, b)
+    yield staff_a, staff_b, room_b, table
+    for staff, node in ((staff_a, a), (staff_b, b)):
+        staff.stop()
+        run(loop, node.routing.stop())
+
+
+def ask(staff: StaffRouting, name: str, args: Any, role: Role = Role.FLOOR) -> Any:
+    ctx = Context(cast(Any, staff.room), "sam", role, COMMANDS[name])
+    return staff.route(ctx, args)
+
+
+def test_a_casino_close_asked_on_a_is_run_by_b_for_the_same_staff_member(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """Module docstring: carried, run and audited at B as `sam`, answered with B's result;
+    B's refusal (`no_change`) reaches A unchanged."""
+    staff_a, _, room_b, table = nodes
+    routed = ask(staff_a, "casino_table_close", CasinoChangeArgs(TABLE, "smoke"))
+    assert isinstance(routed, Deferred)
+    assert run(loop, routed) == {"audit_id": 1, "phase": "betting"}  # settles first (closing)
+    assert table.closing and table.closed_reason == "smoke"
+    assert room_b.ledger.audits == [("sam", "casino_table_close", TABLE)]
+    with pytest.raises(ProtocolError) as refused:
+        run(loop, ask(staff_a, "casino_table_close", CasinoChangeArgs(TABLE, "again")))
+    assert refused.value.code == "no_change"
+    assert len(room_b.ledger.audits) == 1  # nothing more written
+
+
+def test_a_table_nobody_serves_is_cluster_unavailable_and_a_local_one_runs_here(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """`table_pause` on a cash table no node serves now: `cluster_unavailable`. B's own table
+    is not carried (None: the command runs at B), nor is a command on no table."""
+    staff_a, staff_b, _, _ = nodes
+    with pytest.raises(ProtocolError) as refused:
+        run(loop, ask(staff_a, "table_pause", TableChangeArgs("t3", "")))
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+    assert ask(staff_b, "casino_table_close", CasinoChangeArgs(TABLE, "")) is None
+    assert ask(staff_a, "table_list", cast(Any, object())) is None
