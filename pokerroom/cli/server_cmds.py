@@ -165,10 +165,11 @@ def run_server(
     them); print the summary once ready; returns the exit status (2: a port is taken)."""
     from pokerroom.ledger.migrate import url_for_humans
     from pokerroom.server.listeners import ListenerError
-    from pokerroom.server.reactor import room_reactor
+    from pokerroom.server.reactor import lean_reads, room_reactor
     from pokerroom.server.service import RoomService
 
     reactor = room_reactor()  # only here: never at module level (ARCH 3)
+    lean_reads(reactor)  # no Twisted log context around each read (docs/PERFORMANCE.md)
     room = RoomService(
         reactor,
         engine,
