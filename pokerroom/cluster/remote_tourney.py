@@ -5,7 +5,9 @@ The desk's `RemoteTournaments` in cluster mode: it keeps the last lobby line of 
 tournament another node runs (`<p>.tourneys`: its summary, who is registered, and its tables'
 audiences), carries the desk's requests for such a tournament, and the lobby's requests at its
 tables (observe, unobserve, act, C-14 notices), to the owner on `<p>.tourney.<id>.cmd`, and
-answers with the owner's result or its refusal's very code. A line not repeated within
+answers with the owner's result or its refusal's very code. A request for a tournament no line named
+yet (this node just started) is sent all the same, and answered `unknown_tournament` if no
+node serves it. A line not repeated within
 `STALE_SECONDS` (its owner stopped and no other took the tournament yet) lists nothing and
 opens no table; the tournament is still known, and asking for it is answered by whoever serves
 it then (or `cluster_unavailable`).
@@ -28,7 +30,8 @@ from pokerroom.cluster.payloads import Command, Reply, TourneyLine
 from pokerroom.cluster.remote_table import as_snapshot
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tourney_owner import LINE_SECONDS
-from pokerroom.protocol.errors import ProtocolError
+from pokerroom.protocol import errors
+from pokerroom.protocol.errors import CLUSTER_UNAVAILABLE, ProtocolError
 from pokerroom.protocol.tournament_messages import TournamentLobbyUpdate, TournamentSummary
 from pokerroom.server.hub import Hub
 
@@ -144,7 +147,23 @@ class RemoteTourneys:
         """Run the desk request `name` for `player` at the tournament's owner."""
         timeout = TIMEOUTS.get(name, DEFAULT_SECONDS)
         d = self.command(tournament_id, "request", player, {"name": name, "args": args}, timeout)
+        if not self.knows(tournament_id):  # no line heard (yet: this node may be new)
+            d.addErrback(self._unheard_of, tournament_id)
         return d.addCallback(answered)
+
+    def _unheard_of(self, failure: Failure, tournament_id: str) -> Reply:
+        """No node serves a tournament no line ever named: it is unknown (as on one node)."""
+        failure.trap(ProtocolError)
+        if (
+            not isinstance(failure.value, ProtocolError)
+            or failure.value.code != CLUSTER_UNAVAILABLE
+        ):
+            failure.raiseException()
+        return Reply(
+            ok=False,
+            code=errors.UNKNOWN_TOURNAMENT,
+            message=f"no tournament {errors.excerpt(tournament_id)}",
+        )
 
     def command(
         self,

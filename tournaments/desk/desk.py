@@ -154,11 +154,8 @@ class TournamentDesk(Players):
         return scheduler is not None and tournament_id in scheduler.actors
 
     def _elsewhere(self, tournament_id: str) -> bool:
-        """Cluster mode: whether another node runs the tournament (not this one)."""
-        remote = self.remote
-        return (
-            remote is not None and self.runs(tournament_id) is None and remote.knows(tournament_id)
-        )
+        """Cluster mode: whether the tournament is not run here (another node may run it)."""
+        return self.remote is not None and self.runs(tournament_id) is None
 
     def _actor(self, tournament_id: str) -> TournamentActor:
         actor = self.runs(tournament_id)
@@ -182,7 +179,7 @@ class TournamentDesk(Players):
             return self.tickets(player)
         tid = args.get("tournament_id")
         if tid is not None and name != "my_stakes" and self._elsewhere(tid):
-            assert self.remote is not None  # another node runs it: its owner runs the request
+            assert self.remote is not None  # its owner runs it, if any node does
             return self.remote.call(tid, player, name, dict(request.args))
         if name in STAKING_NAMES:  # T-17 staking and T-13 deals
             ledger = None if self.scheduler is None else self.scheduler.ledger

@@ -28,7 +28,8 @@ class RemoteTournaments(Protocol):
         self, tournament_id: str, player: str, name: str, args: dict[str, Any]
     ) -> Deferred[Any]:
         """Run the request `name` (with its checked `args`) for `player` at the owner; its
-        result, or the owner's refusal with the same code (`cluster_unavailable` if none)."""
+        result, or the owner's refusal with the same code; `cluster_unavailable` if none
+        answers (`unknown_tournament` if no node ever told of it)."""
         ...
 
     def table(self, table_id: str) -> LobbyTable | None:
