@@ -14,7 +14,6 @@ nothing (P-1); commands that move money return a Deferred that fires when the le
 
 from __future__ import annotations
 
-import secrets
 from functools import partial
 from typing import Any, Protocol
 
@@ -46,6 +45,7 @@ from pokerroom.protocol.events import (
 )
 from pokerroom.protocol.results import CashedOut, Empty, SatIn, Seated, ToppedUp
 from pokerroom.table.clock import ActionClock, refill_timebank, seconds_to_ms
+from pokerroom.table.deck_random import DeckRandom
 from pokerroom.table.driver import LEAVING, TIMEOUT, HandDriver, check_action
 from pokerroom.table.positions import ButtonState, HandPlan, plan_hand
 from pokerroom.table.views import TableListener
@@ -54,7 +54,8 @@ HALTED = "halted"
 
 
 class Shuffler(Protocol):
-    """The deck's random source: secrets.SystemRandom in production, seeded in tests (C-15)."""
+    """The deck's random source: `DeckRandom` (a secrets.SystemRandom) in production, seeded
+    in tests (C-15)."""
 
     def shuffle(self, x: list[Any]) -> None:
         """Shuffle in place."""
@@ -83,7 +84,7 @@ class TableActor:
         self.clock = clock
         self.ledger = ledger
         self.listener = listener
-        self.rng: Shuffler = rng if rng is not None else secrets.SystemRandom()
+        self.rng: Shuffler = rng if rng is not None else DeckRandom()
         self.store = store if store is not None else HandStore(ledger)
         self.policies = policies if policies is not None else RoomPolicies(self.store)
         self.log: FilteringBoundLogger = structlog.get_logger("pokerroom.cash").bind(

@@ -62,6 +62,7 @@ from pokerroom.server.lobby import Lobby
 from pokerroom.server.reactor import IRoomReactor
 from pokerroom.server.settings import RoomSettings
 from pokerroom.server.throttle import LoginThrottle
+from pokerroom.table.deck_random import DeckRandom
 
 if TYPE_CHECKING:
     from pokerroom.cluster.node import ClusterNode, ResourceHost
@@ -388,7 +389,7 @@ class RoomService(MultiService):
 
     @inlineCallbacks
     def _open(self, listeners: RoomListeners) -> Generator[Deferred[Any], Any, IListeningPort]:
-        rng = secrets.SystemRandom()  # C-15: a cryptographically secure shuffle
+        rng = DeckRandom()  # C-15: a cryptographically secure shuffle, one read a deck
         actors: list[TableActor] = []
         for config in self.settings.tables if self.cluster is None else ():
             actor = TableActor(
