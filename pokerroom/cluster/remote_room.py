@@ -22,6 +22,7 @@ from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.payloads import Command, LobbyLine, Reply, TableEvent
 from pokerroom.cluster.remote_table import ClusterRemoteTable
 from pokerroom.cluster.subjects import Subjects
+from pokerroom.cluster.watchers import Watchers
 from pokerroom.protocol.events import LobbyUpdate
 from pokerroom.server.lobby import Lobby
 
@@ -30,6 +31,11 @@ log = structlog.get_logger("pokerroom.cluster")
 CONNECTION_NOTICES = ("disconnected", "reconnected")
 #: The last event of a table whose snapshot could not be fetched: any next event is a gap.
 UNKNOWN = ("", -1, -1)
+#: A snapshot the owner could not send (after a NATS restart the owner may not serve its
+#: tables again yet) is asked again this many seconds later, up to RESYNC_TRIES times in all;
+#: then the table's next event asks again.
+RESYNC_RETRY_SECONDS = 1.0
+RESYNC_TRIES = 5
 
 
 class RemoteRoom:
@@ -52,6 +58,8 @@ class RemoteRoom:
         #: Gaps seen and snapshots asked for (status, tests).
         self.gaps = 0
         self.resyncs = 0
+        #: Who of this node's players has each table open, across its moves (watchers.py).
+        self.watchers = Watchers(lambda player: self.hub.session_of(player) is not None)
 
     def start(self) -> Deferred[Any]:
         """Listen to every table's events and to the lobby lines."""
@@ -70,10 +78,11 @@ class RemoteRoom:
         if config is not None and table_id not in self.tables:
             self.tables[table_id] = ClusterRemoteTable(config, self)
 
-    def drop(self, table_id: str) -> None:
-        """This node runs the table now."""
-        self.tables.pop(table_id, None)
+    def drop(self, table_id: str) -> list[str]:
+        """This node runs the table now: who of its players had it open (to watch it here)."""
+        table = self.tables.pop(table_id, None)
         self.last.pop(table_id, None)
+        return self.watchers.taken(table_id, () if table is None else table.audience)
 
     def get(self, table_id: str) -> ClusterRemoteTable | None:
         """The remote table `table_id`, if another node runs it."""
@@ -105,10 +114,12 @@ class RemoteRoom:
         table = self.tables.get(event.table_id)
         if table is None or event.node == self.node:  # ours: delivered by the hub already
             return
+        moved = self.watchers.seen(event.table_id, (event.node, event.epoch), event.audience)
         table.audience = set(event.audience)
         before = self.last.get(event.table_id)
         self.last[event.table_id] = (event.node, event.epoch, event.seq)
         self.hub.deliver(event.audience, event.frame)
+        self.rewatch(event.table_id, moved)
         if before is None:
             return
         if before[:2] != (event.node, event.epoch) or event.seq != before[2] + 1:
@@ -137,17 +148,45 @@ class RemoteRoom:
         if table is None:
             return
         for player in sorted(table.audience):
-            if self.hub.session_of(player) is None:
-                continue
-            self.resyncs += 1
+            self._resync_one(table_id, player, RESYNC_TRIES)
+
+    def _resync_one(self, table_id: str, player: str, tries: int) -> None:
+        table = self.tables.get(table_id)
+        if table is None or self.hub.session_of(player) is None or player not in table.audience:
+            return  # the table moved here, or the player left it or the node
+        self.resyncs += 1
+
+        def failed(failure: Failure) -> None:
+            log.warning(
+                "resync_failed", table_id=table_id, player_id=player, error=str(failure.value)
+            )
+            self.last[table_id] = UNKNOWN  # the table's next event asks again
+            if tries > 1:
+                self.hub.clock.callLater(
+                    RESYNC_RETRY_SECONDS, self._resync_one, table_id, player, tries - 1
+                )
+
+        table.reconnected(player).addErrback(failed)
+
+    def rewatch(self, table_id: str, players: list[str]) -> None:
+        """The table moved to another node: each of `players` (connected here, who had it
+        open) observes it again there and gets its snapshot."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        for player in players:
+            log.info("table_rewatched", table_id=table_id, player_id=player)
 
             def failed(failure: Failure, player: str = player) -> None:
                 log.warning(
-                    "resync_failed", table_id=table_id, player_id=player, error=str(failure.value)
+                    "rewatch_failed", table_id=table_id, player_id=player, error=str(failure.value)
                 )
-                self.last[table_id] = UNKNOWN  # the table's next event asks again
 
-            table.reconnected(player).addErrback(failed)
+            def snapshot(_: object, player: str = player) -> Deferred[Any]:
+                assert table is not None
+                return table.reconnected(player)
+
+            table.observe(player).addCallback(snapshot).addErrback(failed)
 
     def _on_line(self, data: bytes, reply: str | None) -> None:
         line = decode(data, LobbyLine)
@@ -155,7 +194,9 @@ class RemoteRoom:
         table = self.tables.get(table_id)
         if table is None or line.node == self.node:
             return
+        moved = self.watchers.seen(table_id, (line.node, None), line.audience)
         table.audience = set(line.audience)
+        self.rewatch(table_id, moved)
         players, observers = int(line.table.get("players", 0)), int(line.table.get("observers", 0))
         if table.counted(players, observers):
             self.hub.send_all(self.lobby.subscribers, LobbyUpdate(table=table.summary()))

@@ -186,15 +186,34 @@ class ClusterRouting:
         """The node runs `resource` now (its `on_take`)."""
         if resource.startswith(TABLE):
             table_id = resource[len(TABLE) :]
-            self.remote.drop(table_id)
+            watched = self.remote.drop(table_id)
             if self.started and table_id not in self.server.served:
                 self.server.serve(table_id)
+            self._rewatch_here(table_id, watched)
         elif resource.startswith(TOURNAMENT) and self.tourney_server is not None:
             tid = resource[len(TOURNAMENT) :]
             if self.tourneys is not None:
                 self.tourneys.drop(tid)
             if self.started and tid not in self.tourney_server.served:
                 self.tourney_server.serve(tid)
+
+    def _rewatch_here(self, table_id: str, players: list[str]) -> None:
+        """The table moved here: its watchers connected here who are not in its audience
+        observe it again and get its snapshot (docs/design/cluster.md, "Tables that move")."""
+        actor = self.lobby.tables.get(table_id)
+        if actor is None:
+            return
+        for player in players:
+            if player not in actor.audience:
+                log.info("table_rewatched", table_id=table_id, player_id=player)
+                self.remote.watchers.rewatched += 1
+                actor.observe(player)
+                actor.reconnected(player)
+
+    def left(self, table_id: str, audience: Iterable[str]) -> None:
+        """The table is stopping here (before `lost`): remember who of this node's players
+        had it open, to watch it again at the next owner."""
+        self.remote.watchers.left(table_id, audience)
 
     def lost(self, resource: str) -> None:
         """The node stopped running `resource` (its `on_lose`)."""

@@ -22,6 +22,7 @@ from twisted.internet.task import Clock
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus, encode
 from pokerroom.cluster.payloads import Command
+from pokerroom.cluster.remote_room import RESYNC_RETRY_SECONDS, RESYNC_TRIES, UNKNOWN
 from pokerroom.cluster.routing import ClusterRouting
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -231,6 +232,12 @@ def settle(loop: asyncio.AbstractEventLoop, *nodes: Node) -> None:
         run(loop, node.routing.bus.flush())
 
 
+def tick(clock: Clock, seconds: float) -> bool:
+    """Move a node's clock on (inside a wait's test); False."""
+    clock.advance(seconds)
+    return False
+
+
 def table_b(b: Node) -> StandIn:
     return cast(StandIn, b.lobby.tables["t1"])
 
@@ -395,6 +402,38 @@ def test_a_broadcast_heard_only_on_the_owner_stays_there_and_numbers_run_on_with
     assert a.routing.remote.gaps == 0 and a.routing.remote.last["t1"][2] == 2
 
 
+def test_a_snapshot_the_owner_could_not_send_yet_is_asked_again(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    """The owner does not serve its table for a moment (after a NATS restart its subscriptions
+    come back after the other node's): the resync fails (`cluster_unavailable`) and is asked
+    again RESYNC_RETRY_SECONDS later, not only at the quiet table's next event; the tries end."""
+    a, b = nodes
+    ann = login(a, "ann")
+    settle(loop, a, b)
+    ask(loop, a, "ann", type="observe", table_id="t1")
+    b.routing.server.unserve("t1")
+    settle(loop, a, b)
+    asked = a.routing.remote.resyncs
+    a.routing.remote.resync("t1")
+    until(loop, lambda: a.routing.remote.last.get("t1") == UNKNOWN)  # failed: nobody serves
+    assert not any(f["text"] == "fresh" for f in ann.of("chat"))
+    b.routing.server.serve("t1")
+    settle(loop, a, b)
+    until(loop, lambda: b.routing.server.served["t1"].called)
+    a.clock.advance(RESYNC_RETRY_SECONDS)
+    until(loop, lambda: any(f["text"] == "fresh" for f in ann.of("chat")))
+    assert a.routing.remote.resyncs == asked + 2
+    b.routing.server.unserve("t1")  # never served again: RESYNC_TRIES asks in all, then none
+    settle(loop, a, b)
+    a.routing.remote.resync("t1")
+    for _ in range(RESYNC_TRIES):
+        until(loop, lambda: a.routing.remote.last.get("t1") == UNKNOWN)
+        del a.routing.remote.last["t1"]
+        a.clock.advance(RESYNC_RETRY_SECONDS)
+    assert a.routing.remote.resyncs == asked + 2 + RESYNC_TRIES
+
+
 def test_after_a_nats_restart_each_node_asks_again_for_what_it_may_have_missed(
     loop: asyncio.AbstractEventLoop,
 ) -> None:
@@ -415,7 +454,10 @@ def test_after_a_nats_restart_each_node_asks_again_for_what_it_may_have_missed(
         login(b, "cat")  # cat logs in on B meanwhile: A cannot hear it yet
         server.start()
         until(loop, lambda: a.routing.bus.reconnects == 1 and b.routing.bus.reconnects == 1, 10)
-        until(loop, lambda: any(f["text"] == "fresh" for f in ann.of("chat")))
+        # A may ask before B serves t1 again: the snapshot is asked again a second later
+        until(
+            loop, lambda: tick(a.clock, 0.05) or any(f["text"] == "fresh" for f in ann.of("chat"))
+        )
         assert not any(f["text"] == "lost" for f in ann.of("chat"))
         until(loop, lambda: cat.goodbye == errors.SESSION_REPLACED)
         assert ann.goodbye is None
