@@ -345,8 +345,11 @@ class RoomService(MultiService):
         return states.addCallback(lambda found: found.get(table_id))
 
     def _remove_table(self, table_id: str) -> None:
-        """A cluster node stopped acting on a table: out of this node's lobby."""
-        self.lobby.tables.pop(table_id, None)
+        """A cluster node stopped acting on a table: out of this node's lobby (who of its
+        players had it open is kept: they watch it again at the next owner)."""
+        actor = self.lobby.tables.pop(table_id, None)
+        if actor is not None and self.routing is not None:
+            self.routing.left(table_id, actor.audience)
 
     def refunds_now(self) -> Deferred[Any]:
         """Run the refund job now for a cancelled tournament, unless `[jobs]
