@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from functools import partial
 from typing import Any, cast
 
 import pytest
@@ -81,7 +82,7 @@ def test_observers_on_every_node_watch_a_table_again_at_its_next_owner(
             "DBG", new.observers, new.calls, [n.routing.remote.watchers.__dict__ for n in (a, b, c)]
         )
     for conn in conns.values():
-        until(loop, lambda conn=conn: snapshots(conn))  # B's snapshot, on every node
+        until(loop, partial(snapshots, conn))  # B's snapshot, on every node
     assert ("reconnected", "oc") in new.calls and ("reconnected", "oa") in new.calls
     assert "gone" not in new.observers and not snapshots(gone)
     rewatched = [node.routing.remote.watchers.rewatched for node in (a, b, c)]
