@@ -63,6 +63,7 @@ class Desk(TourneyDesk, Protocol):
 
     remote: RemoteTournaments | None
     line_changed: Callable[[str], None] | None
+    connected: Callable[[str], bool] | None
     watchers: set[str]
 
 
@@ -126,9 +127,8 @@ class ClusterRouting:
         self.tourneys: RemoteTourneys | None = None
         if desk is not None:
             self.tourney_server = TourneyServer(bus, self.subjects, node, desk, lobby.hub, clock)
-            watchers = desk.watchers
             self.tourneys = RemoteTourneys(
-                bus, self.subjects, node, lobby.hub, clock, lambda: sorted(watchers)
+                bus, self.subjects, node, lobby.hub, clock, lambda: sorted(desk.watchers)
             )
         self.tokens = None if tokens is None else ClusterTokens(tokens, node)
         self.bans = bans
@@ -156,6 +156,7 @@ class ClusterRouting:
         if desk is not None and tourney_server is not None and tourneys is not None:
             desk.remote = tourneys
             desk.line_changed = tourney_server.changed
+            desk.connected = tourney_server.connected  # T-12: players of other nodes too
             self.bus.on_reconnected.append(tourney_server.publish_lines)
         for table_id in self.remote.configs:
             if TABLE + table_id not in self.owned():

@@ -147,6 +147,8 @@ class TourneyServer:
         self.bus, self.subjects, self.node = bus, subjects, node
         self.desk, self.hub, self.clock = desk, hub, clock
         self.served: dict[str, Deferred[Subscription]] = {}
+        #: Players of other nodes heard from (a request, an action) and not told dropped since.
+        self.elsewhere: set[str] = set()
         self._changed: set[str] = set()
         self._later: IDelayedCall | None = None
         self._lines = LoopingCall(self.publish_lines)
@@ -193,11 +195,20 @@ class TourneyServer:
             d.addCallback(self.bus.unsubscribe).addErrback(lambda f: None)
 
     # -- commands ---------------------------------------------------------------------------------
+    def connected(self, player: str) -> bool:
+        """T-12: whether the player is connected here, or to the node that last asked for them
+        (and did not tell they dropped since)."""
+        return self.hub.session_of(player) is not None or player in self.elsewhere
+
     def _respond(self, tournament_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
         table_id = str(cmd.args.get("table", "")) if cmd.op in TABLE_OPS else ""
         if cmd.op == "disconnected" and self.hub.session_of(cmd.player) is not None:
             cmd = Command(op="noop", player=cmd.player)  # C-14: came back here since
+        elif cmd.op == "disconnected":
+            self.elsewhere.discard(cmd.player)
+        else:
+            self.elsewhere.add(cmd.player)
         d = maybeDeferred(self._run, tournament_id, cmd)
 
         def done(result: Any) -> bytes:

@@ -292,6 +292,8 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
         cards = [card for dealt in hand.values() for card in dealt]
         assert len(cards) == len(set(cards))  # nobody was sent another's cards
     assert conns["bea"].of("table_started") or conns["bea"].of("hand_started")  # fanned out
+    away = {p for t in actor.floor.tables.values() for p in t.presence.disconnected}
+    assert not away  # T-12: playing from B and C is being connected, not away
     (table,) = b.lobby.open_tables("bea")  # by A's lobby line (C-1 counts it on B)
     b.hub.evict("bea")
     back = Playing(c, "bea")

@@ -100,6 +100,9 @@ class TournamentDesk(Players):
         self.remote: RemoteTournaments | None = None
         #: Cluster mode: told the id of a tournament run here whose lobby line changed.
         self.line_changed: Callable[[str], None] | None = None
+        #: Cluster mode: whether a player is connected to any node (T-12); else the hub's
+        #: `session_of` says it (this node's sessions).
+        self.connected: Callable[[str], bool] | None = None
 
     # ------------------------------------------------------------------ requests
 
@@ -328,7 +331,9 @@ class TournamentDesk(Players):
         if hand is None or hand.actor < 0:
             return None
         session_of = getattr(self.hub, "session_of", None)
-        if session_of is not None:  # T-12: a player with no session is away (the clock's grace)
+        if self.connected is not None:  # T-12: a player with no session is away (a grace)
+            table.presence.connection(entry, self.connected(entry))
+        elif session_of is not None:
             table.presence.connection(entry, session_of(entry) is not None)
         index = hand.actor
         legal = hand.legal_actions(index)
