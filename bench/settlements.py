@@ -10,6 +10,8 @@ In one run, on a fresh SQLite file (WAL, synchronous=FULL) or a fresh PostgreSQL
             postings (six seats, rake, jackpot), each hand its own idempotency key, and 10 % of
             the sends a replay of one of the table's earlier keys (same content). A table waits
             for its answer (told after the commit) before the next hand, as a real table does.
+            With `--rate R` the loop is open instead: R settlements a second arrive, table
+            after table, whatever the answers (latency at a given load, not at saturation).
   baseline  a bare loop, one transaction per settlement (INSERT journal, INSERT 8 postings,
             UPDATE 8 balances; prebuilt statements, no checks), for `--seconds` / 2.
 Prints one line per phase and, last, one JSON object (`--json`). Commit latency is from the
@@ -141,6 +143,81 @@ async def settle_phase(
     }
 
 
+async def rate_phase(
+    reactor: Any, service: LedgerService, tables: int, seconds: float, rate: float
+) -> dict[str, Any]:
+    """Open loop: settlements arrive at `rate` a second whatever the answers (a room's tables
+    end hands when their players do, not when the last commit is told), table after table,
+    10 % of them replays; rates and latencies."""
+    latencies: list[float] = []
+    counts = {"sent": 0, "replayed": 0, "failed": 0}
+    sent: list[list[tuple[str, list[tuple[AccountRef, int]]]]] = [[] for _ in range(tables)]
+    rngs = [random.Random(t) for t in range(tables)]
+    numbers = [0] * tables
+    pending: list[defer.Deferred[None]] = []
+
+    def one(t: int) -> defer.Deferred[None]:
+        rng = rngs[t]
+        if sent[t] and rng.random() < REPLAYED:
+            key, lines = rng.choice(sent[t])
+        else:
+            key, lines = f"hand:{t}:{numbers[t]}", hand(t, numbers[t])
+            numbers[t] += 1
+            sent[t] = [*sent[t][-49:], (key, lines)]
+        start = time.perf_counter()
+
+        def told(result: Any) -> None:
+            latencies.append(time.perf_counter() - start)
+            counts["sent"] += 1
+            counts["replayed"] += result.replayed
+
+        def failed(_: Any) -> None:
+            counts["failed"] += 1
+
+        d = service.settle(
+            key=key, kind="hand_settlement", currency=USD, postings=lines, reference=key
+        )
+        return d.addCallbacks(told, failed)
+
+    start, cpu = time.perf_counter(), time.process_time()
+    batches0 = service.batches
+    due = 0
+    done = defer.Deferred[None]()
+
+    def tick() -> None:
+        nonlocal due
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            ticker.stop()
+            done.callback(None)
+            return
+        while due < int(elapsed * rate):  # every arrival due by now, in order
+            pending.append(one(due % tables))
+            due += 1
+
+    ticker = task.LoopingCall(tick)
+    ticker.clock = reactor
+    ticker.start(0.001)
+    await done
+    offered = time.perf_counter() - start
+    await defer.gatherResults(pending)
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    batches = service.batches - batches0
+    return {
+        "offered_per_s": round(due / offered, 1),
+        "settlements_per_s": round(counts["sent"] / elapsed, 1),
+        "applied_per_s": round((counts["sent"] - counts["replayed"]) / elapsed, 1),
+        "replayed_fraction": round(counts["replayed"] / max(1, counts["sent"]), 3),
+        "failed": counts["failed"],
+        "p50_commit_ms": round(percentile(latencies, 0.50) * 1000, 2),
+        "p99_commit_ms": round(percentile(latencies, 0.99) * 1000, 2),
+        "cpu_us_per_settlement": round(cpu / max(1, counts["sent"]) * 1e6),
+        "batches": batches,
+        "mean_batch": round(counts["sent"] / max(1, batches), 1),
+    }
+
+
 def baseline_phase(engine: Engine, tables: int, seconds: float) -> float:
     """Settlements/s of a bare loop with one transaction per settlement (no checks)."""
     with engine.connect() as conn:
@@ -201,7 +278,10 @@ async def main(reactor: Any, args: argparse.Namespace) -> None:
         settings = LedgerSettings(batch_max_hands=args.max_hands, batch_max_ms=args.max_ms)
         service = LedgerService(reactor, engine, settings=settings)
         service.startService()
-        settled = await settle_phase(reactor, service, args.tables, args.seconds)
+        if args.rate:
+            settled = await rate_phase(reactor, service, args.tables, args.seconds, args.rate)
+        else:
+            settled = await settle_phase(reactor, service, args.tables, args.seconds)
         report = check_ledger(engine)
         baseline = baseline_phase(engine, args.tables, args.seconds / 2)
         how = durability(engine)
@@ -210,6 +290,7 @@ async def main(reactor: Any, args: argparse.Namespace) -> None:
             f"settle   {args.db}: {settled['settlements_per_s']:.0f}/s from {args.tables} tables,"
             f" p50 {settled['p50_commit_ms']} ms, p99 {settled['p99_commit_ms']} ms,"
             f" {settled['mean_batch']} per batch (max {args.max_hands}, {args.max_ms} ms)"
+            + (f", offered {args.rate:.0f}/s" if args.rate else "")
         )
         print(f"baseline {args.db}: {baseline:.0f}/s, one transaction per settlement ({how})")
         result = {
@@ -221,6 +302,7 @@ async def main(reactor: Any, args: argparse.Namespace) -> None:
             "batch_max_hands": args.max_hands,
             "batch_max_ms": args.max_ms,
             "seconds": args.seconds,
+            "rate": args.rate,
             "ledger_ok": report.ok,
             "durability": how,
             "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -240,6 +322,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--tables", type=int, default=64, help="tables settling at once")
     parser.add_argument("--max-hands", type=int, default=100, help="[database] batch_max_hands")
     parser.add_argument("--max-ms", type=float, default=5.0, help="[database] batch_max_ms")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="open loop: settlements offered a second over --tables tables, whatever the answers"
+        " (default: closed loop, each table waits for its answer)",
+    )
     parser.add_argument("--json", action="store_true", help="end with one JSON line")
     return parser.parse_args(argv)
 
