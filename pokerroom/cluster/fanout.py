@@ -11,6 +11,8 @@ player (`Hub.send`, C-15).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from nats.aio.subscription import Subscription
 from twisted.internet.defer import Deferred
 
@@ -38,6 +40,18 @@ class ClusterFanout:
             return
         fanout = Fanout(node=self.node, players=players, frame=frame)
         self.bus.publish_quietly(self.subjects.fanout, encode(fanout))
+
+    def broadcast(self, table_id: str, frame: bytes, exclude: Iterable[str]) -> None:
+        """A broadcast of a table no `TableServer` numbers (a tournament's, whose events go
+        by lists; a chat line there): to its audience not connected here."""
+        skip = set(exclude)
+        players = [
+            p
+            for p in sorted(self.hub.audience_of(table_id))
+            if p not in skip and self.hub.session_of(p) is None
+        ]
+        if players:
+            self.send_all(players, frame)
 
     def _on_fanout(self, data: bytes, reply: str | None) -> None:
         fanout = decode(data, Fanout)

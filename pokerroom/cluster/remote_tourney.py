@@ -32,6 +32,7 @@ from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tourney_owner import LINE_SECONDS
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import CLUSTER_UNAVAILABLE, ProtocolError
+from pokerroom.protocol.results import Empty
 from pokerroom.protocol.tournament_messages import TournamentLobbyUpdate, TournamentSummary
 from pokerroom.server.hub import Hub
 
@@ -205,7 +206,7 @@ class RemoteTourneyTable:
 
     @property
     def hand_running(self) -> bool:
-        """Not known here (chat at another node's tournament table is not carried)."""
+        """Not known here; chat goes to the owner, which knows (C-13)."""
         return False
 
     def in_hand(self, player_id: str) -> bool:
@@ -233,6 +234,10 @@ class RemoteTourneyTable:
     def act(self, player_id: str, action: str, amount: int | None = None) -> Deferred[Any]:
         """A betting action at the table (as `tournament_act`)."""
         return self._call("act", player_id, action=action, amount=amount)
+
+    def post_chat(self, player_id: str, text: str) -> Deferred[Empty]:
+        """A chat line: the owner checks (C-13), keeps and broadcasts it."""
+        return self._call("chat", player_id, text=text).addCallback(lambda _: Empty())
 
     def reconnected(self, player_id: str) -> Deferred[Any]:
         """C-14: the owner sends the snapshot (and the action request) to the player."""

@@ -89,8 +89,12 @@ class HubRelay:
         self.server.send(player, frame)
 
     def broadcast(self, table_id: str, frame: bytes, exclude: Iterable[str]) -> None:
-        """A table's broadcast, for the other nodes."""
-        self.server.broadcast(table_id, frame, exclude)
+        """A table's broadcast, for the other nodes: numbered by the owner's side for a table
+        it serves, else (a tournament's table) fanned out to its audience elsewhere."""
+        if table_id in self.server.served:
+            self.server.broadcast(table_id, frame, exclude)
+        else:
+            self.fanout.broadcast(table_id, frame, exclude)
 
     def send_all(self, players: list[str], frame: bytes) -> None:
         """A public message for several players not connected here."""
@@ -126,7 +130,9 @@ class ClusterRouting:
         self.tourney_server: TourneyServer | None = None
         self.tourneys: RemoteTourneys | None = None
         if desk is not None:
-            self.tourney_server = TourneyServer(bus, self.subjects, node, desk, lobby.hub, clock)
+            self.tourney_server = TourneyServer(
+                bus, self.subjects, node, desk, lobby.hub, clock, post_chat=lobby.post_chat
+            )
             self.tourneys = RemoteTourneys(
                 bus, self.subjects, node, lobby.hub, clock, lambda: sorted(desk.watchers)
             )

@@ -5,11 +5,12 @@ For each tournament whose lease it holds, the node answers `<p>.tourney.<id>.cmd
 request (`request`: register, unregister, re-enter, rebuy, add-on with their P-2 `key`, status,
 staking, deals, acting) is run by its real desk for the player named in the command (the
 session's player, ARCH 8); a table request (`observe`, `unobserve`, `act`, `reconnected`,
-`disconnected`, at one of its tables) by that table; `restart_told` tells the player the deal a
-restart voided (T-13, T-18). The answer is the result as plain JSON values or the refusal's
-`code`, `message` and `details` (the client gets the very same `error`), with the table's
-audience after a table request. A tournament that ended here is still served (its status and
-results) while the desk keeps it.
+`disconnected`, at one of its tables) by that table; `chat` there by the lobby (C-13: checked
+with who is in the running hand, kept, broadcast to the table's audience on every node);
+`restart_told` tells the player the deal a restart voided (T-13, T-18). The answer is the
+result as plain JSON values or the refusal's `code`, `message` and `details` (the client gets
+the very same `error`), with the table's audience after a table request. A tournament that
+ended here is still served (its status and results) while the desk keeps it.
 
 Its lobby line (`TourneyLine`: summary, registered players, each open table's audience) goes
 out on `<p>.tourneys` when the desk says it changed (at most once per `CHANGE_SECONDS`), and
@@ -20,6 +21,7 @@ player's subject when they are on another node, C-15), lists by `Hub.send_all` (
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
@@ -52,7 +54,9 @@ LINE_SECONDS = 5.0
 CHANGE_SECONDS = 0.2
 #: The desk requests an owner runs for another node's player.
 DESK_PREFIXES = ("tournament_", "stake_", "deal_")
-TABLE_OPS = frozenset({"observe", "unobserve", "act", "reconnected", "disconnected"})
+TABLE_OPS = frozenset({"observe", "unobserve", "act", "reconnected", "disconnected", "chat"})
+#: A chat line at a table run here: checked, kept and broadcast (the lobby's `post_chat`).
+PostChat = Callable[[str, str, str], "Deferred[Any]"]
 
 
 class TourneyDesk(Protocol):
@@ -91,7 +95,9 @@ class Connected(Protocol):
         ...
 
 
-def run_tourney_command(desk: TourneyDesk, tournament_id: str, cmd: Command) -> Any:
+def run_tourney_command(
+    desk: TourneyDesk, tournament_id: str, cmd: Command, post_chat: PostChat | None = None
+) -> Any:
     """Run one command of another node's player on this node's desk; the result (or a
     Deferred)."""
     if desk.runs(tournament_id) is None:
@@ -121,6 +127,10 @@ def run_tourney_command(desk: TourneyDesk, tournament_id: str, cmd: Command) -> 
             return table.act(p, a["action"], a.get("amount"))
         case "reconnected":
             return table.reconnected(p)
+        case "chat" if post_chat is not None:
+            return post_chat(p, table.wire_id, str(a.get("text", "")))
+        case "chat":
+            raise ProtocolError(errors.CLUSTER_UNAVAILABLE, "no chat here")
     table.disconnected(p)
     return None
 
@@ -143,8 +153,10 @@ class TourneyServer:
         desk: TourneyDesk,
         hub: Connected,
         clock: IReactorTime,
+        post_chat: PostChat | None = None,
     ) -> None:
         self.bus, self.subjects, self.node = bus, subjects, node
+        self.post_chat = post_chat
         self.desk, self.hub, self.clock = desk, hub, clock
         self.served: dict[str, Deferred[Subscription]] = {}
         #: Players of other nodes heard from (a request, an action) and not told dropped since.
@@ -228,7 +240,7 @@ class TourneyServer:
     def _run(self, tournament_id: str, cmd: Command) -> Any:
         if cmd.op == "noop":
             return None
-        return run_tourney_command(self.desk, tournament_id, cmd)
+        return run_tourney_command(self.desk, tournament_id, cmd, self.post_chat)
 
     def _audience(self, table_id: str) -> list[str] | None:
         table = self.desk.table(table_id) if table_id else None

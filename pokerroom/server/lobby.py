@@ -41,7 +41,7 @@ from pokerroom.protocol.results import (
 )
 from pokerroom.server.accounts import Player, PlayerAccounts
 from pokerroom.server.hub import Hub
-from pokerroom.server.remote import CashTable, LobbyTable, RemoteTable, RemoteTables
+from pokerroom.server.remote import CashTable, ChatRelay, LobbyTable, RemoteTable, RemoteTables
 from pokerroom.server.replies import Replies
 from pokerroom.server.replies import ledger_key as replies_ledger_key
 from pokerroom.server.shedding import ReadLimit
@@ -376,7 +376,9 @@ class Lobby:
         return _answer(self._actor(table_id).leave(player.name))
 
     def _on_chat(self, player: Player, kind: str, table_id: str, text: str) -> Deferred[Empty]:
-        remote = self._remote(table_id)  # cluster mode: chat goes through the table's owner
+        remote: ChatRelay | None = self._remote(table_id)  # cluster mode: through the owner
+        if remote is None and self.tournament_desk is not None:
+            remote = self.tournament_desk.remote_table(table_id)
         if remote is not None:
             if player.name not in remote.audience:
                 raise ProtocolError(errors.NOT_AT_TABLE, f"open table {table_id} to chat there")

@@ -92,6 +92,20 @@ class RemoteTable(CashTable, Protocol):
         ...
 
 
+class ChatRelay(Protocol):
+    """A table another node runs, where a chat line is checked, kept and broadcast by its
+    owner (C-13: only the owner knows who is in the running hand)."""
+
+    @property
+    def audience(self) -> set[str]:
+        """Who receives the table's public events, by the owner."""
+        ...
+
+    def post_chat(self, player_id: str, text: str) -> Deferred[Empty]:
+        """A chat line, posted and broadcast by the owner."""
+        ...
+
+
 class RemoteTables(Protocol):
     """The tables other nodes own, as this node's lobby sees them."""
 

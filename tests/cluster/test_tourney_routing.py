@@ -6,8 +6,9 @@ and routing, so every request of a player connected to them goes to A over the b
 reaches the client with the owner's code, message and details unchanged (P-1); a keyed
 registration whose answer was lost, retried on another node, moves money once (P-2); hole
 cards go to their holder's node only, on their own subject, and never in a fan-out (C-15);
-a player logging in again on another node gets their tournament table back (C-14), and the
-lobby of every node lists A's tournament.
+a player logging in again on another node gets their tournament table back (C-14); a chat line
+at A's table from B is posted by A and heard on every node (C-13); and the lobby of every node
+lists A's tournament.
 """
 
 from __future__ import annotations
@@ -295,6 +296,9 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     away = {p for t in actor.floor.tables.values() for p in t.presence.disconnected}
     assert not away  # T-12: playing from B and C is being connected, not away
     (table,) = b.lobby.open_tables("bea")  # by A's lobby line (C-1 counts it on B)
+    answer_of(room, ask(b, "bea", type="chat", table_id=table, text="gl"))  # posted by A
+    for player in ("ann", "bea", "cid"):  # its audience on all three nodes hears it
+        assert [f["text"] for f in conns[player].of("chat")] == ["gl"]
     b.hub.evict("bea")
     back = Playing(c, "bea")
     c.hub.attach(back, "bea", False)

@@ -49,7 +49,7 @@ from tournaments.actor.request_keys import REQUEST_UNDONE  # P-2: a register key
 from tournaments.desk import lobby_view, stake_requests
 from tournaments.desk.frames import TableFrames, find_table, open_tables
 from tournaments.desk.refund_notices import refund_notices
-from tournaments.desk.remote import RemoteTournaments
+from tournaments.desk.remote import RemoteTournaments, RemoteTournamentTable
 from tournaments.director.balancing import SeatMove
 from tournaments.director.bounties import BountyPayment, Reason
 from tournaments.director.registration import Funding
@@ -117,6 +117,12 @@ class TournamentDesk(Players):
         if table is None and self.remote is not None:
             table = self.remote.table(table_id)
         return table
+
+    def remote_table(self, table_id: str) -> RemoteTournamentTable | None:
+        """Cluster mode: a table of a tournament another node runs (chat goes to its owner)."""
+        if self.remote is None or self.table(table_id) is not None:
+            return None
+        return self.remote.table(table_id)
 
     def open_tables(self, player: str) -> list[str]:
         """The tournament tables the player sits at or watches, here and on other nodes (C-1,

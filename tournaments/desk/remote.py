@@ -13,8 +13,18 @@ from typing import Any, Protocol
 
 from twisted.internet.defer import Deferred
 
+from pokerroom.protocol.results import Empty
 from pokerroom.protocol.tournament_messages import TournamentSummary
 from pokerroom.server.remote import LobbyTable
+
+
+class RemoteTournamentTable(LobbyTable, Protocol):
+    """A table of another node's tournament: what the lobby asks of it, chat included (its
+    owner checks, keeps and broadcasts the line, C-13)."""
+
+    def post_chat(self, player_id: str, text: str) -> Deferred[Empty]:
+        """A chat line at the table, posted by the owner."""
+        ...
 
 
 class RemoteTournaments(Protocol):
@@ -32,7 +42,7 @@ class RemoteTournaments(Protocol):
         answers (`unknown_tournament` if no node ever told of it)."""
         ...
 
-    def table(self, table_id: str) -> LobbyTable | None:
+    def table(self, table_id: str) -> RemoteTournamentTable | None:
         """A table of a tournament another node runs (`<tournament_id>.<n>`), if open."""
         ...
 
