@@ -17,12 +17,17 @@ class ClusterSettings:
     renew_seconds: float = 2.0
     ttl_seconds: float = 8.0
     margin_seconds: float = 3.0
+    #: How often the node reads the bans and chat mutes in force again, in case a bell of
+    #: another node's change was lost on NATS without a disconnect (docs/design/cluster.md).
+    staff_reload_seconds: float = 30.0
 
     def __post_init__(self) -> None:
         """Refuse timings that cannot work: a renewal must fit well inside the TTL."""
         if not self.name or any(c in self.name for c in ". *>"):
             raise ValueError("cluster name: a non-empty word without dots, spaces, * or >")
-        if self.renew_seconds <= 0 or self.margin_seconds < 0:
-            raise ValueError("cluster renew_seconds > 0 and margin_seconds >= 0")
+        if self.renew_seconds <= 0 or self.margin_seconds < 0 or self.staff_reload_seconds <= 0:
+            raise ValueError(
+                "cluster renew_seconds > 0, staff_reload_seconds > 0 and margin_seconds >= 0"
+            )
         if self.renew_seconds >= self.ttl_seconds - self.margin_seconds:
             raise ValueError("cluster renew_seconds must be below ttl_seconds - margin_seconds")

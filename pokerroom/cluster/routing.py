@@ -118,6 +118,7 @@ class ClusterRouting:
         tokens: Runner | None = None,
         bans: Bans | None = None,
         desk: Desk | None = None,
+        staff_reload_seconds: float = 30.0,
     ) -> None:
         self.bus, self.node, self.lobby = bus, node, lobby
         self.subjects = Subjects(cluster_name)
@@ -141,6 +142,10 @@ class ClusterRouting:
         self.started = False
         self._purge = LoopingCall(self._purge_tokens)
         self._purge.clock = clock
+        #: Bans and mutes read again every `staff_reload_seconds`: a lost bell costs at most that.
+        self._staff_reload = LoopingCall(self._reload_staff_state)
+        self._staff_reload.clock = clock
+        self.staff_reload_seconds = staff_reload_seconds
 
     def start(self) -> Deferred[Any]:
         """Connect, listen, and take the place of the hub's and lobby's cluster hooks."""
@@ -179,6 +184,7 @@ class ClusterRouting:
                 parts.append(tourneys.start())
             if self.tokens is not None:
                 self._purge.start(TOKEN_PURGE_SECONDS, now=False)
+            self._staff_reload.start(self.staff_reload_seconds, now=False)
             bells = [
                 self.bus.subscribe(self.subjects.mutes, self._on_mutes),
                 self.bus.subscribe(self.subjects.bans, self._on_ban),
@@ -250,7 +256,8 @@ class ClusterRouting:
         self.bus.publish_quietly(self.subjects.bans, encode(change))
 
     def _reload_staff_state(self) -> None:
-        """NATS is back: mutes and bans made on other nodes meanwhile were not heard."""
+        """Read the mutes and bans in force again: NATS is back (what other nodes made
+        meanwhile was not heard), or `staff_reload_seconds` passed (a bell may have been lost)."""
 
         def failed(failure: Failure) -> None:
             log.warning("staff_state_reload_failed", error=str(failure.value))
@@ -285,8 +292,9 @@ class ClusterRouting:
 
     def stop(self) -> Deferred[None]:
         """Stop serving and close the bus."""
-        if self._purge.running:
-            self._purge.stop()
+        for loop in (self._purge, self._staff_reload):
+            if loop.running:
+                loop.stop()
         self.server.stop()
         if self.tourney_server is not None:
             self.tourney_server.stop()

@@ -1,7 +1,8 @@
-"""Tables of cluster mode: nodes, leases (owner and epoch), the outbox and resume tokens.
+"""Tables of cluster mode: nodes, leases (owner and epoch) and resume tokens.
 
-Mirrored by the migration `0012_cluster`. Times that decide ownership are the database's
-(`clock_timestamp()`), never a node's clock (docs/design/cluster.md).
+Mirrored by the migrations `0012_cluster` and `0016_drop_cluster_outbox`. Times that decide
+ownership are the database's (`clock_timestamp()`), never a node's clock
+(docs/design/cluster.md).
 """
 
 from __future__ import annotations
@@ -32,19 +33,6 @@ cluster_leases = sa.Table(
     sa.Column("epoch", sa.BigInteger, nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_cluster_leases_owner", "owner"),
-)
-
-#: Messages between nodes that must not be lost: written with the decision, NATS rings a bell.
-cluster_outbox = sa.Table(
-    "cluster_outbox",
-    metadata,
-    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True),
-    sa.Column("resource", sa.String(120), nullable=False),
-    sa.Column("kind", sa.String(40), nullable=False),
-    sa.Column("payload", sa.Text, nullable=False),
-    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-    sa.Column("done_at", sa.DateTime(timezone=True), nullable=True),
-    sa.Index("ix_cluster_outbox_resource_done_at", "resource", "done_at"),
 )
 
 #: Resume tokens every node accepts: the token's hash, its player, when it stops working.

@@ -74,8 +74,3 @@ class Subjects:
     def fanout(self) -> str:
         """Public frames for players of several nodes (tournament tables, status, results)."""
         return f"{self.prefix}.fanout"
-
-    @property
-    def outbox(self) -> str:
-        """The bell: a row was written to `cluster_outbox`."""
-        return f"{self.prefix}.outbox"

@@ -315,6 +315,7 @@ class RoomService(MultiService):
             tokens=self.ledger,
             bans=self.admin,
             desk=self.desk,  # the tournaments of other nodes, and this node's served to them
+            staff_reload_seconds=self.settings.cluster.staff_reload_seconds,
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)

@@ -490,3 +490,20 @@ def test_a_drop_notice_from_a_node_the_player_left_is_stale_at_the_owner(
     run(loop, a.routing.bus.request(a.routing.subjects.table_cmd("t1"), encode(fresh)))
     drops = [call for call in table.calls if call[0] == "disconnected"]
     assert drops == [("disconnected", "cat")]  # only the fresh one
+
+
+def test_bans_and_mutes_are_read_again_every_staff_reload_seconds(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[Node, Node]
+) -> None:
+    """A ban's or mute's bell lost on NATS without a disconnect (at-most-once delivery) delays
+    it on another node by at most `staff_reload_seconds`: each node reads both again then."""
+    a, _ = nodes
+    assert ("reload", "", False) not in a.bans.asked
+    loads = cast(Chat, a.lobby.chat).loads
+    a.clock.advance(a.routing.staff_reload_seconds - 0.1)
+    assert ("reload", "", False) not in a.bans.asked
+    a.clock.advance(0.1)
+    assert a.bans.asked.count(("reload", "", False)) == 1
+    assert cast(Chat, a.lobby.chat).loads == loads + 1
+    a.clock.advance(a.routing.staff_reload_seconds)
+    assert a.bans.asked.count(("reload", "", False)) == 2
