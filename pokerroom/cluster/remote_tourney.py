@@ -179,6 +179,30 @@ class RemoteTourneys:
         d = self.bus.request(self.subjects.tourney_cmd(tournament_id), payload, timeout)
         return d.addCallback(decode, Reply)
 
+    def resync(self) -> None:
+        """NATS is back: frames of other nodes' tournament tables may have been lost meanwhile
+        (they carry no numbers); every player connected here gets a fresh snapshot of each such
+        table they have open (the owner's `reconnected`, on their subject)."""
+        for table_id, audience in sorted(self.audiences.items()):
+            table = self.table(table_id)
+            if table is None:
+                continue
+            for player in sorted(audience):
+                if self.hub.session_of(player) is None:
+                    continue
+
+                def failed(
+                    failure: Failure, player: str = player, table_id: str = table_id
+                ) -> None:
+                    log.warning(
+                        "resync_failed",
+                        table_id=table_id,
+                        player_id=player,
+                        error=str(failure.value),
+                    )
+
+                table.reconnected(player).addErrback(failed)
+
     def reconnected(self, player: str) -> None:
         """After login/resume here: each owner of a tournament `player` is in tells them the
         deal a restart voided, once (T-13, T-18)."""

@@ -168,7 +168,7 @@ class ClusterRouting:
             desk.remote = tourneys
             desk.line_changed = tourney_server.changed
             desk.connected = tourney_server.connected  # T-12: players of other nodes too
-            self.bus.on_reconnected.append(tourney_server.publish_lines)
+            self.bus.on_reconnected += [tourney_server.publish_lines, tourneys.resync]
         for table_id in self.remote.configs:
             if TABLE + table_id not in self.owned():
                 self.remote.add(table_id)

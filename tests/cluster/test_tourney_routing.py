@@ -6,7 +6,8 @@ and routing, so every request of a player connected to them goes to A over the b
 reaches the client with the owner's code, message and details unchanged (P-1); a keyed
 registration whose answer was lost, retried on another node, moves money once (P-2); hole
 cards go to their holder's node only, on their own subject, and never in a fan-out (C-15);
-a player logging in again on another node gets their tournament table back (C-14); a chat line
+a player logging in again on another node gets their tournament table back (C-14), and so does
+a player whose node's NATS connection came back; a chat line
 at A's table from B is posted by A and heard on every node (C-13); and the lobby of every node
 lists A's tournament.
 """
@@ -296,6 +297,10 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     away = {p for t in actor.floor.tables.values() for p in t.presence.disconnected}
     assert not away  # T-12: playing from B and C is being connected, not away
     (table,) = b.lobby.open_tables("bea")  # by A's lobby line (C-1 counts it on B)
+    before = len(conns["bea"].of("table_snapshot"))
+    for listener in b.routing.bus.on_reconnected:  # NATS back on B: frames may have been lost
+        listener()
+    assert len(conns["bea"].of("table_snapshot")) == before + 1  # a fresh one from A
     answer_of(room, ask(b, "bea", type="chat", table_id=table, text="gl"))  # posted by A
     for player in ("ann", "bea", "cid"):  # its audience on all three nodes hears it
         assert [f["text"] for f in conns[player].of("chat")] == ["gl"]
