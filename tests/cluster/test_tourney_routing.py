@@ -4,12 +4,12 @@
 Node A runs a sit-and-go (its real desk, actor and ledger); nodes B and C run only their desks
 and routing, so every request of a player connected to them goes to A over the bus. A refusal
 reaches the client with the owner's code, message and details unchanged (P-1); a keyed
-registration whose answer was lost, retried on another node, moves money once (P-2); hole
-cards go to their holder's node only, on their own subject, and never in a fan-out (C-15);
-a player logging in again on another node gets their tournament table back (C-14), and so does
-a player whose node's NATS connection came back; a chat line
-at A's table from B is posted by A and heard on every node (C-13); and the lobby of every node
-lists A's tournament.
+registration whose answer was lost, retried on another node, moves money once (P-2); hole cards
+go to their holder's node only, on their own subject, and never in a fan-out (C-15); a player
+logging in again on another node gets their tournament table back (C-14) and the deal a restart
+voided once (T-18), and their table comes back too to a player whose node's NATS connection
+came back; a chat line at A's table from B is posted by A and heard on every node (C-13); and
+the lobby of every node lists A's tournament.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from tests.tournaments.actor_harness import USD, Room
 from tournaments.actor.tournament import TournamentActor
 from tournaments.desk.desk import TournamentDesk
 from tournaments.ops.schedule import ScheduleEntry, TournamentScheduler
+from tournaments.store.deal_pending import PendingDeal
 
 SNG = ScheduleEntry("sng-3", "turbo", 100, 10, players=3)
 PRIVATE_TYPES = ("hole_cards", "tournament_action_request")
@@ -307,8 +308,15 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     b.hub.evict("bea")
     back = Playing(c, "bea")
     c.hub.attach(back, "bea", False)
+    voided = PendingDeal(
+        "d1", "chip_chop", "system", ("bea", "cid"), (2000, 1000), (200, 100), 0, 0, 0, 0
+    )
+    actor.deals.restart.voided(voided)  # T-18: a deal in the making when A restarted
     assert c.lobby.reconnected("bea") == [table]  # C-14 on another node: her table
     room.advance(1, actor)
     assert back.of("table_snapshot")
+    c.lobby.reconnected("bea")  # and again: the void deal is told once (T-13, T-18)
+    room.advance(1, actor)
+    assert [m["outcome"] for m in back.of("deal_result")] == ["restart"]
     room.run_to_end(actor)
     assert room.check()
