@@ -29,6 +29,7 @@ from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.casino_routing import refusal
 from pokerroom.cluster.payloads import Reply
 from pokerroom.cluster.subjects import Subjects, table_token
+from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 
 log = structlog.get_logger("pokerroom.cluster")
@@ -102,10 +103,12 @@ class StaffRouting:
 
     def _respond(self, data: bytes) -> Deferred[bytes]:
         asked = decode(data, StaffCommand)
-        cmd = COMMANDS[asked.name]
         log.info("admin_request_from_node", staff=asked.staff, request=asked.name)
 
         def run() -> Any:
+            cmd = COMMANDS.get(asked.name)
+            if cmd is None or asked.name not in KINDS:
+                raise ProtocolError(errors.UNKNOWN_MESSAGE, f"no table command {asked.name!r}")
             args = cmd.parse_args(asked.fields)
             return cmd.run(Context(self.room, asked.staff, Role(asked.role), cmd), args)
 
