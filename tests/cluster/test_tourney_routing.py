@@ -9,7 +9,8 @@ go to their holder's node only, on their own subject, and never in a fan-out (C-
 logging in again on another node gets their tournament table back (C-14) and the deal a restart
 voided once (T-18), and their table comes back too to a player whose node's NATS connection
 came back; a chat line at A's table from B is posted by A and heard on every node (C-13); and
-the lobby of every node lists A's tournament.
+the lobby of every node lists A's tournament. A railbird on C watches A's table (counted
+for C-1) and gets its events fanned out.
 """
 
 from __future__ import annotations
@@ -298,6 +299,19 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     away = {p for t in actor.floor.tables.values() for p in t.presence.disconnected}
     assert not away  # T-12: playing from B and C is being connected, not away
     (table,) = b.lobby.open_tables("bea")  # by A's lobby line (C-1 counts it on B)
+    dan = Conn()  # a railbird on C
+    c.hub.attach(dan, "dan", False)
+    c.lobby.caps["desktop"] = 0
+    capped = refusal_of(room, maybeDeferred(ask, c, "dan", type="observe", table_id=table))
+    assert capped[0] == "table_cap_reached"
+    c.lobby.caps["desktop"] = 1
+    watched = answer_of(room, ask(c, "dan", type="observe", table_id=table))
+    assert watched.snapshot.table_id == table
+    assert c.lobby.open_tables("dan") == [table]  # counted for C-1, by A's answer
+    room.advance(5, actor)
+    assert dan.of("player_acted")  # the table's events fanned out to C
+    answer_of(room, ask(c, "dan", type="unobserve", table_id=table))
+    assert c.lobby.open_tables("dan") == []
     before = len(conns["bea"].of("table_snapshot"))
     for listener in b.routing.bus.on_reconnected:  # NATS back on B: frames may have been lost
         listener()
