@@ -244,7 +244,8 @@ def test_a_keyed_registration_retried_on_another_node_moves_money_once(
     room: Room, cluster: tuple[Net, Node, Node, Node, str]
 ) -> None:
     """P-2 across nodes: the answer lost on B, the retry on C (no memory of it) is the first
-    registration's answer, and the wallet paid one buy-in and fee."""
+    registration's answer, and the wallet paid one buy-in and fee; after unregistering, the
+    key's retry is `request_undone`, as on one server."""
     net, a, b, c, tid = cluster
     room.fund_player("bea", 1000)
     b.hub.attach(Conn(), "bea", False)
@@ -256,6 +257,12 @@ def test_a_keyed_registration_retried_on_another_node_moves_money_once(
     assert again == {"entry": 1, "chips": 1500}
     assert room.balance(wallet("bea", USD)) == 1000 - 110
     assert list(actor_of(a, tid).state.players) == ["bea"]
+    answer_of(room, ask(c, "bea", type="tournament_unregister", tournament_id=tid))
+    undone = refusal_of(
+        room, ask(c, "bea", type="tournament_register", tournament_id=tid, key="k1")
+    )
+    assert undone[0] == "request_undone"  # C's memory asks the owner what is true now
+    assert room.balance(wallet("bea", USD)) == 1000
     assert room.check()
 
 

@@ -221,8 +221,15 @@ class TournamentDesk(Players):
 
     def replayed(self, player: str, key: str, content: tuple[Any, ...], answer: Any) -> Any:
         """The answer of a keyed request's retry now (P-2): the first one while it is still true;
-        `request_undone` for a registration the player left since; a purchase as it stands."""
+        `request_undone` for a registration the player left since; a purchase as it stands.
+        In cluster mode, for a tournament another node runs, the owner says it: the request is
+        carried there again with its key (its actor answers a used key from its memory)."""
         name, args = content[0], dict(content[1])
+        tid = args.get("tournament_id")
+        rechecked = name in ("tournament_register", "stake_buy")
+        if rechecked and tid is not None and self._elsewhere(tid):
+            assert self.remote is not None
+            return self.remote.call(tid, player, name, {**args, "key": key})
         if name == "tournament_register":
             self._still_registered(args["tournament_id"], player, ledger_key(player, key))
         elif name == "stake_buy":
