@@ -78,6 +78,8 @@ class RemoteTourneys:
         self.watchers = watchers
         self.known: dict[str, TourneyLine] = {}
         self.heard: dict[str, float] = {}
+        #: Every tournament id a line named, or this node ran (kept when it moves here and on).
+        self.seen: set[str] = set()
         #: table id -> its audience, by the owner's last line or answer.
         self.audiences: dict[str, set[str]] = {}
 
@@ -86,7 +88,9 @@ class RemoteTourneys:
         return self.bus.subscribe(self.subjects.tourney_lobby, self._on_line)
 
     def drop(self, tournament_id: str) -> None:
-        """This node runs the tournament now: its own desk answers for it."""
+        """This node runs the tournament now: its own desk answers for it (and once it moves
+        on, the next owner's; until its line comes the id is still known)."""
+        self.seen.add(tournament_id)
         self.known.pop(tournament_id, None)
         self.heard.pop(tournament_id, None)
         prefix = tournament_id + "."
@@ -99,6 +103,7 @@ class RemoteTourneys:
             return
         before = self.known.get(line.tournament_id)
         self.known[line.tournament_id] = line
+        self.seen.add(line.tournament_id)
         self.heard[line.tournament_id] = self.clock.seconds()
         prefix = line.tournament_id + "."
         kept = {t: a for t, a in self.audiences.items() if not t.startswith(prefix)}
@@ -118,8 +123,8 @@ class RemoteTourneys:
 
     # -- the desk's RemoteTournaments -----------------------------------------------------------
     def knows(self, tournament_id: str) -> bool:
-        """Whether another node told it runs (or ran) `tournament_id`."""
-        return tournament_id in self.known
+        """Whether another node told it runs (or ran) `tournament_id`, or this node ran it."""
+        return tournament_id in self.seen
 
     def lines(self) -> list[TournamentSummary]:
         """The lobby lines of the open tournaments other nodes run (fresh ones)."""
