@@ -83,9 +83,7 @@ class ClusterRemoteTable:
     def _answered(self, reply: Reply) -> Any:
         if reply.audience is not None:
             self.audience = set(reply.audience)
-        if not reply.ok:
-            raise ProtocolError(reply.code, reply.message, reply.details)
-        return reply.result
+        return answered(reply)
 
     def observe(self, player_id: str) -> Deferred[Snapshot]:
         """Start receiving the table's events; the snapshot."""
@@ -138,6 +136,13 @@ class ClusterRemoteTable:
             log.warning("remote_notice_failed", table_id=self.table_id, error=str(failure.value))
 
         self._call("disconnected", player_id).addErrback(failed)
+
+
+def answered(reply: Reply) -> Any:
+    """The owner's result, or its refusal raised with the same code, message and details."""
+    if not reply.ok:
+        raise ProtocolError(reply.code, reply.message, reply.details)
+    return reply.result
 
 
 def as_snapshot(result: Any) -> Snapshot | Any:

@@ -27,7 +27,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.payloads import Command, Reply, TourneyLine
-from pokerroom.cluster.remote_table import as_snapshot
+from pokerroom.cluster.remote_table import answered, as_snapshot
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tourney_owner import LINE_SECONDS
 from pokerroom.protocol import errors
@@ -52,13 +52,6 @@ TIMEOUTS = {
     "stake_withdraw": 30.0,
 }
 DEFAULT_SECONDS = 5.0
-
-
-def answered(reply: Reply) -> Any:
-    """The owner's result, or its refusal raised with the same code, message and details."""
-    if not reply.ok:
-        raise ProtocolError(reply.code, reply.message, reply.details)
-    return reply.result
 
 
 class RemoteTourneys:
