@@ -94,6 +94,18 @@ def one_round(
     return Round(draining, frozenset(renewed), live, owners, expiring)
 
 
+#: Kinds of resource balanced on their own: a node's share of each is ceil(its count / live
+#: nodes), so that each node runs some cash tables and some casino tables; the other kinds
+#: (cash tables, the schedule, tournaments) share one count.
+APART = ("casino",)
+
+
+def pool_of(resource: str) -> str:
+    """The pool a resource is balanced in: its kind if it is balanced apart, else ""."""
+    kind = resource.partition(":")[0]
+    return kind if kind in APART else ""
+
+
 def _tournament_last(resource: str) -> tuple[bool, str]:
     """Hand-over order, reversed: other resources (highest names first), then tournaments."""
     return (not resource.startswith(f"{leases.TOURNAMENT}:"), resource)
@@ -332,9 +344,10 @@ class ClusterNode(Service):
         """Every resource the host runs."""
         return frozenset(self.host.resources())
 
-    def _share(self, found: Round) -> int:
-        """How many resources this node should own: ceil(resources / live nodes)."""
-        return math.ceil(len(self.host.resources()) / max(1, found.live))
+    def _share(self, found: Round, pool: str = "") -> int:
+        """How many resources of `pool` this node should own: ceil(resources / live nodes)."""
+        count = sum(1 for r in self.host.resources() if pool_of(r) == pool)
+        return math.ceil(count / max(1, found.live))
 
     def _hand_over(self, found: Round) -> None:
         """Drain everything, or the surplus over the node's share; release what is idle."""
@@ -342,14 +355,17 @@ class ClusterNode(Service):
             wanted = set(self.held)
         else:
             mine = set(self.held) & self.configured  # an ended tournament's is released apart
-            surplus = len(mine) - self._share(found)
             wanted = set(self.handing_over)
-            # tournaments last (one moved pauses its players `outage.reconnect_seconds`)
-            order = sorted(mine - wanted, key=_tournament_last, reverse=True)
-            for resource in order:
-                if len(wanted) >= max(0, surplus):
-                    break
-                wanted.add(resource)
+            for pool in sorted({pool_of(r) for r in mine}):
+                theirs = {r for r in mine if pool_of(r) == pool}
+                surplus = len(theirs) - self._share(found, pool)
+                going = wanted & theirs
+                # tournaments last (one moved pauses its players `outage.reconnect_seconds`)
+                for resource in sorted(theirs - going, key=_tournament_last, reverse=True):
+                    if len(going) >= max(0, surplus):
+                        break
+                    going.add(resource)
+                wanted |= going
         for resource in sorted(wanted):
             if resource not in self.handing_over:
                 self.handing_over.add(resource)
@@ -373,11 +389,17 @@ class ClusterNode(Service):
         """Take free or expired leases while this node owns fewer than its share."""
         if self.draining or self.stopping or not self.running:
             return
-        share = self._share(found)
         self._round_at_expiry(found)
-        for resource in self.host.resources():
-            if len(set(self.held) & self.configured) >= share or not self.running:
+        resources = self.host.resources()
+        configured = frozenset(resources)
+        shares = {pool: self._share(found, pool) for pool in {pool_of(r) for r in resources}}
+        for resource in resources:
+            if not self.running:
                 return
+            pool = pool_of(resource)
+            mine = sum(1 for r in self.held if r in configured and pool_of(r) == pool)
+            if mine >= shares[pool]:
+                continue  # this node has its share of the pool
             if resource in self.held or found.owners.get(resource, self.node) != self.node:
                 continue  # ours already, or another's (a lease of our name: a past run's)
             sent = self.clock.seconds()

@@ -88,8 +88,10 @@ class Cluster:
         return found
 
     def owners(self) -> dict[str, str]:
-        """table id -> owning node (leases not expired)."""
-        return {r.split(":", 1)[1]: o for r, o in leases.owners(self.engine).items()}
+        """Cash table id -> owning node (leases not expired; casino tables and tournaments
+        are leases too, not counted here)."""
+        found = leases.owners(self.engine).items()
+        return {r.split(":", 1)[1]: o for r, o in found if r.startswith("table:")}
 
     def owned(self) -> dict[str, int]:
         """node -> tables it owns now."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from twisted.internet.task import Clock
 
 from pokerroom.casino import events as ev
 from pokerroom.casino import money
@@ -25,10 +26,14 @@ from pokerroom.casino.schema import casino_rounds
 from pokerroom.cluster import leases
 from pokerroom.cluster.casino import MOVED, ClusterCasino
 from pokerroom.cluster.fence import LeaseFence
+from pokerroom.ledger import make_engine
 from pokerroom.ledger.kinds import wallet
 from pokerroom.server.casino_desk import CasinoDesk
 from tests.casino.table_harness import USD, Casino
+from tests.cluster.test_node import SETTINGS as NODE_SETTINGS
+from tests.cluster.test_node import Host, node
 from tests.postgres import fresh_pg_schema
+from tests.serving import migrate
 
 pytestmark = pytest.mark.postgresql
 TABLE = "roulette-1"
@@ -202,3 +207,27 @@ def test_a_drain_hands_the_table_over_after_its_round(casino: Casino) -> None:
     assert hub.states("alice")[-1] == (False, MOVED)
     assert not [m for m in hub.got["alice"] if isinstance(m, ev.TableState)]  # protocol msgs
     casino.ok()
+
+
+def test_two_nodes_split_the_cash_and_the_casino_tables_each_evenly() -> None:
+    """Casino tables are balanced apart (node.APART): with 4 cash and 2 casino tables, the
+    first node takes all 6; once a second joins each runs 2 cash tables and 1 casino table
+    (one count for all would have handed over the 3 highest names: every cash table but one)."""
+    with fresh_pg_schema("cluster_pools") as url:
+        migrate(url)
+        engine = make_engine(url)
+        try:
+            clock = Clock()
+            host_a, host_b = Host(4), Host(4)
+            for host in (host_a, host_b):
+                host.names += ["casino:baccarat-1", "casino:roulette-1"]
+            a, _ = node("a", engine, host_a, clock)
+            assert a.owned() == frozenset(host_a.names)
+            b, _ = node("b", engine, host_b, clock)
+            clock.advance(NODE_SETTINGS.renew_seconds)  # a hands over its surplus of each
+            clock.advance(NODE_SETTINGS.renew_seconds)  # b takes them
+            for found in (a, b):
+                kinds = sorted(r.partition(":")[0] for r in found.owned())
+                assert kinds == ["casino", "table", "table"], found.owned()
+        finally:
+            engine.dispose()

@@ -116,14 +116,16 @@ def topups(c: Cluster) -> int:
 
 def test_status_shows_the_split(cluster: Cluster) -> None:
     """`cluster status --json`: both nodes alive (heartbeat within the TTL), not draining, two
-    tables each, each lease unexpired with an epoch."""
+    tables and three casino tables each, each lease unexpired with an epoch."""
     found = cluster.status()
     nodes = {n["name"]: n for n in found["nodes"]}
     assert set(nodes) == {"a", "b"}
     assert all(n["heartbeat_age_seconds"] < TTL and not n["draining"] for n in nodes.values())
     assert nodes["a"]["address"].endswith(f":{cluster.ports['a']}")
-    owners = [lease["owner"] for lease in found["leases"]]
-    assert sorted(owners) == ["a", "a", "b", "b"]
+    leases = [(lease["resource"].partition(":")[0], lease["owner"]) for lease in found["leases"]]
+    assert sorted(owner for kind, owner in leases if kind == "table") == ["a", "a", "b", "b"]
+    casino = [owner for kind, owner in leases if kind == "casino"]
+    assert sorted(casino) == ["a", "a", "a", "b", "b", "b"]  # balanced apart (node.APART)
     assert all(0 < lease["expires_in_seconds"] <= TTL for lease in found["leases"])
 
 
@@ -199,7 +201,8 @@ def test_a_paused_owner_comes_back_fenced(cluster: Cluster) -> None:
     lost = [  # the split at the start handed two tables over: not those
         e for e in c.log("a") if e.get("event") == "resource_lost" and e["why"] != "handed_over"
     ]
-    assert {e["resource"] for e in lost} == {f"table:{t}" for t in a_tables}
+    tables = {e["resource"] for e in lost if e["resource"].startswith("table:")}  # casino too
+    assert tables == {f"table:{t}" for t in a_tables}
     assert {e["why"] for e in lost} <= {"not_renewed", "lease_lost", "write_fenced"}
     halted = [e for e in c.log("a") if e.get("event") == "table_halted"]
     assert all("no longer a's" in e["error"] for e in halted)  # only lease_lost refusals

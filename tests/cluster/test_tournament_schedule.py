@@ -159,7 +159,8 @@ def test_two_nodes_create_each_scheduled_tournament_once_and_open_it_on_one_node
 
 def test_serve_cluster_runs_the_schedule_and_tournaments_through_the_node(tmp_path: Path) -> None:
     """`serve --cluster`: the room's scheduler recovers and opens nothing itself (cluster=True)
-    and the node's resources are the tables, then `schedule:tournaments`, then tournaments."""
+    and the node's resources are the tables, the casino tables, then `schedule:tournaments`,
+    then tournaments."""
     from twisted.internet.task import Clock
 
     from pokerroom.server.service import RoomService
@@ -172,7 +173,8 @@ def test_serve_cluster_runs_the_schedule_and_tournaments_through_the_node(tmp_pa
         assert room.cluster is not None and isinstance(room.cluster.host, Hosts)
         found = room.cluster.host.resources()
         tables = [f"table:{t.table_id}" for t in room.settings.tables]
-        assert found == [*sorted(tables), RESOURCE]
+        casino = [f"casino:{t}" for t in sorted(room.casino.specs)]  # one node runs each
+        assert found == [*sorted(tables), *casino, RESOURCE]
         alone = RoomService(Clock(), url, load_settings(), schedule=[SNG])
         assert alone.tournaments is not None and not alone.tournaments.cluster
         alone.ledger.engine.dispose()
