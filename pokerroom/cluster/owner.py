@@ -24,13 +24,13 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.lobby_part import RoutedLobby
 from pokerroom.cluster.payloads import Command, LobbyLine, Private, Reply, TableEvent
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.errors import CodedError
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.protocol.wire import WireObject, as_dict
-from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.cluster")
 
@@ -41,7 +41,7 @@ COUNTING = frozenset({"observe", "unobserve", "sit", "leave"})
 _SEAT_CHANGES = (b'"seat_taken"', b'"seat_left"')
 
 
-def run_command(lobby: Lobby, table_id: str, cmd: Command) -> Any:
+def run_command(lobby: RoutedLobby, table_id: str, cmd: Command) -> Any:
     """Run one player's table request on the local actor; its result (or a Deferred)."""
     actor = lobby.tables.get(table_id)
     if actor is None:
@@ -104,7 +104,7 @@ class TableServer:
         bus: Bus,
         subjects: Subjects,
         node: str,
-        lobby: Lobby,
+        lobby: RoutedLobby,
         clock: IReactorTime,
         epoch: Callable[[str], int | None] = lambda resource: None,
     ) -> None:

@@ -19,12 +19,12 @@ from twisted.python.failure import Failure
 
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.lobby_part import RoutedLobby
 from pokerroom.cluster.payloads import Command, LobbyLine, Reply, TableEvent
 from pokerroom.cluster.remote_table import ClusterRemoteTable
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.watchers import Watchers
 from pokerroom.protocol.events import LobbyUpdate
-from pokerroom.server.lobby import Lobby
 
 log = structlog.get_logger("pokerroom.cluster")
 #: Commands that say a player dropped or came back (C-14).
@@ -46,7 +46,7 @@ class RemoteRoom:
         bus: Bus,
         subjects: Subjects,
         node: str,
-        lobby: Lobby,
+        lobby: RoutedLobby,
         configs: Mapping[str, CashTableConfig],
     ) -> None:
         self.bus, self.subjects, self.node = bus, subjects, node

@@ -21,6 +21,7 @@ from twisted.python.failure import Failure
 from pokerroom.cash import CashTableConfig
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.fanout import ClusterFanout
+from pokerroom.cluster.lobby_part import RoutedLobby
 from pokerroom.cluster.owner import TableServer
 from pokerroom.cluster.payloads import BanChanged, MutesChanged
 from pokerroom.cluster.remote_room import RemoteRoom
@@ -29,7 +30,6 @@ from pokerroom.cluster.sessions import ClusterSessions
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tokens import ClusterTokens, Runner, purge
 from pokerroom.cluster.tourney_owner import TourneyDesk, TourneyServer
-from pokerroom.server.lobby import Lobby
 from tournaments.desk.remote import RemoteTournaments
 
 log = structlog.get_logger("pokerroom.cluster")
@@ -109,7 +109,7 @@ class ClusterRouting:
         bus: Bus,
         node: str,
         cluster_name: str,
-        lobby: Lobby,
+        lobby: RoutedLobby,
         tables: Mapping[str, CashTableConfig],
         clock: IReactorTime,
         *,
