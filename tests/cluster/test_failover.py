@@ -225,11 +225,18 @@ def test_a_paused_owner_comes_back_fenced(cluster: Cluster) -> None:
 
 def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) -> None:
     """`cluster drain a`: a deals no new hand, hands each table over at the end of its hand;
-    b takes it (epoch + 1) and deals; no hand is void anywhere; money exact."""
+    b takes it (epoch + 1) and deals; no hand is void anywhere; money exact. An observer of
+    one of a's tables on each node is brought back at b: a fresh snapshot, then b's hands."""
     c = cluster
     crowd = c.crowd
     assert crowd is not None
     a_tables = c.tables_of("a")
+    watched = a_tables[0]
+    watchers = {}  # one observer of a's table on each node (docs/design/cluster.md, moves)
+    for node in ("a", "b"):
+        crowd.port = c.ports[node]
+        watchers[node] = crowd.connect(f"watch{node}", new=True)
+        crowd.ok(watchers[node], "observe", table_id=watched)
     crowd.pump(1.5)
     epochs = {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
     done = subprocess.run(
@@ -238,8 +245,13 @@ def test_drain_moves_tables_between_hands_with_no_hand_void(cluster: Cluster) ->
     assert done.returncode == 0, done.stderr
     crowd.pump_until(lambda: c.owned() == {"b": TABLES}, limit=30)
     last = c.last_numbers()
+    seen = {node: len(bot.frames) for node, bot in watchers.items()}
     c.reconnect(a_tables, "b")
     crowd.pump_until(lambda: all(settled_after(c, a_tables, last).values()), limit=30)
+    for node, bot in watchers.items():  # each still watches, now b's table: snapshot, hands
+        later = [f for f in bot.frames[seen[node] :] if f.get("table_id") == watched]
+        kinds = [f["type"] for f in later]
+        assert "table_snapshot" in kinds and "hand_started" in kinds, (node, kinds)
     after = {lease["resource"]: lease["epoch"] for lease in c.status()["leases"]}
     for table in a_tables:
         assert after[f"table:{table}"] == epochs[f"table:{table}"] + 1
