@@ -22,22 +22,28 @@ from twisted.internet import tcp
 from twisted.internet.interfaces import IDelayedCall, IReactorTime, ITransport
 
 
-def _idle(transport: tcp.Connection) -> bool:
-    """True if the TCP transport is open and holds no unsent bytes."""
-    return bool(
-        transport.connected
-        and not transport.TLS
-        and not transport.disconnecting
-        and not transport._writeDisconnected
-        and not transport._tempDataLen
-        and len(transport.dataBuffer) == transport.offset
-    )
+def tcp_of(transport: object) -> tcp.Connection | None:
+    """The transport if it is a TCP connection (which `write_on` may write to directly)."""
+    return transport if isinstance(transport, tcp.Connection) else None
 
 
 def write_now(transport: ITransport, data: bytes) -> None:
     """Write `data` on `transport`: directly on an idle TCP socket, else buffered by Twisted."""
-    connection = transport if isinstance(transport, tcp.Connection) else None
-    if connection is None or not _idle(connection):
+    write_on(tcp_of(transport), transport, data)
+
+
+def write_on(connection: tcp.Connection | None, transport: ITransport, data: bytes) -> None:
+    """`write_now` for a writer that looked up `tcp_of(transport)` once (a session's outbox):
+    straight to the socket when the TCP connection is open and holds no unsent bytes."""
+    if (
+        connection is None
+        or not connection.connected
+        or connection.TLS
+        or connection.disconnecting
+        or connection._writeDisconnected
+        or connection._tempDataLen
+        or len(connection.dataBuffer) != connection.offset
+    ):
         transport.write(data)
         return
     try:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 
+from twisted.internet import tcp
 from twisted.internet.interfaces import IReactorTime, ITransport
 
-from pokerroom.protocol.direct import WriteBatch, write_now
+from pokerroom.protocol.direct import WriteBatch, tcp_of, write_on
 
 
 class Outbox:
@@ -33,6 +34,7 @@ class Outbox:
         self.max_frames, self.max_bytes = max_frames, max_bytes
         self._slow_reader = slow_reader  # (frames, bytes) queued: the session cuts it off
         self.transport: ITransport | None = None
+        self._tcp: tcp.Connection | None = None  # the transport, if TCP (looked up once)
         self.writes: WriteBatch | None = None  # TCP: this turn's frames leave in one write
         self.closed = False
         self.paused = False
@@ -44,6 +46,7 @@ class Outbox:
     def open(self, transport: ITransport, writes: WriteBatch | None) -> None:
         """The connection is made: write on `transport` (in one write a turn if `writes`)."""
         self.transport, self.writes = transport, writes
+        self._tcp = tcp_of(transport)
         self.last_out = self.clock.seconds()
 
     def send(self, frame: bytes) -> None:
@@ -57,7 +60,7 @@ class Outbox:
         else:
             assert self.transport is not None
             self.last_out = self.clock.seconds()
-            write_now(self.transport, frame)
+            write_on(self._tcp, self.transport, frame)
 
     def flush(self) -> None:
         """Write the frames held for this turn, in order, in one write."""
@@ -72,7 +75,7 @@ class Outbox:
                 self._keep(frame)
             return
         self.last_out = self.clock.seconds()
-        write_now(self.transport, batch[0] if len(batch) == 1 else b"".join(batch))
+        write_on(self._tcp, self.transport, batch[0] if len(batch) == 1 else b"".join(batch))
 
     def drop_held(self) -> None:
         """Forget the frames held for this turn (the connection is closing)."""
