@@ -27,10 +27,15 @@ class TokenBucket:
 
     def charge(self, amount: float, now: float) -> float:
         """Take `amount` tokens at `now`; the seconds until the bucket is out of debt (0: none)."""
-        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.stamp) * self.rate)
-        self.stamp = max(self.stamp, now)
-        self.tokens -= amount
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+        tokens = self.tokens
+        if now > self.stamp:  # (comparisons, not min/max: this runs for every read)
+            tokens += (now - self.stamp) * self.rate
+            self.stamp = now
+        if tokens > self.burst:
+            tokens = self.burst
+        tokens -= amount
+        self.tokens = tokens
+        return 0.0 if tokens >= 0 else -tokens / self.rate
 
 
 class InboundBudget:
@@ -66,8 +71,12 @@ class InboundBudget:
         from the connection now (0: within the budget)."""
         wait = 0.0
         for bucket, counts_frames in self._buckets:
-            wait = max(wait, bucket.charge(frames if counts_frames else size, now))
-        return max(wait, self.pause_seconds) if wait else 0.0
+            owed = bucket.charge(frames if counts_frames else size, now)
+            if owed > wait:
+                wait = owed
+        if not wait:
+            return 0.0
+        return wait if wait > self.pause_seconds else self.pause_seconds
 
     def paused(self, now: float) -> bool:
         """Count a pause that starts at `now`; True if it makes a sustained flood."""
