@@ -60,6 +60,18 @@ class StaffCommand(msgspec.Struct, frozen=True, kw_only=True):
     fields: dict[str, Any]
 
 
+def sent_fields(args: Any) -> dict[str, Any]:
+    """A command's checked fields as the client could have sent them: those left at their
+    default are left out (the owner checks the fields again, and a default such as an empty
+    reason is no value a client may send)."""
+    found = {}
+    for spec in dataclasses.fields(args):
+        value = getattr(args, spec.name)
+        if spec.default is dataclasses.MISSING or value != spec.default:
+            found[spec.name] = value
+    return found
+
+
 def staff_subject(subjects: Subjects, kind: str, table_id: str) -> str:
     """Staff commands to the node running a table (request/reply)."""
     return f"{subjects.prefix}.staff.{kind}.{table_token(table_id)}"
@@ -131,7 +143,7 @@ class StaffRouting:
             staff=ctx.staff,
             role=int(ctx.role),
             name=ctx.command.name,
-            fields=dataclasses.asdict(args),
+            fields=sent_fields(args),
         )
         subject = staff_subject(self.subjects, kind, table_id)
         timeout = TIMEOUTS.get(asked.name, DEFAULT_SECONDS)
