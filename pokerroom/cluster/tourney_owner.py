@@ -10,7 +10,7 @@ with who is in the running hand, kept, broadcast to the table's audience on ever
 `restart_told` tells the player the deal a restart voided (T-13, T-18). The answer is the
 result as plain JSON values or the refusal's `code`, `message` and `details` (the client gets
 the very same `error`), with the table's audience after a table request. A tournament that
-ended here is still served (its status and results) while the desk keeps it.
+ended here is still served (its status and results) for `ENDED_SECONDS`.
 
 Its lobby line (`TourneyLine`: summary, registered players, each open table's audience) goes
 out on `<p>.tourneys` when the desk says it changed (at most once per `CHANGE_SECONDS`), and
@@ -52,6 +52,9 @@ log = structlog.get_logger("pokerroom.cluster")
 LINE_SECONDS = 5.0
 #: A changed line waits this long, so a burst of changes (registrations) sends one.
 CHANGE_SECONDS = 0.2
+#: How long a tournament that ended here is still served (its status and results asked from
+#: other nodes); its line is told once, not repeated.
+ENDED_SECONDS = 3600.0
 #: The desk requests an owner runs for another node's player.
 DESK_PREFIXES = ("tournament_", "stake_", "deal_")
 TABLE_OPS = frozenset({"observe", "unobserve", "act", "reconnected", "disconnected", "chat"})
@@ -163,6 +166,7 @@ class TourneyServer:
         self.elsewhere: set[str] = set()
         self._changed: set[str] = set()
         self._later: IDelayedCall | None = None
+        self._ended: dict[str, IDelayedCall] = {}
         self._lines = LoopingCall(self.publish_lines)
         self._lines.clock = clock
 
@@ -176,6 +180,9 @@ class TourneyServer:
             self._lines.stop()
         if self._later is not None and self._later.active():
             self._later.cancel()
+        for later in self._ended.values():
+            if later.active():
+                later.cancel()
         for tid in list(self.served):
             self.unserve(tid)
 
@@ -196,6 +203,9 @@ class TourneyServer:
         still served (status, results); one another node is to run is not."""
         if self.desk.runs(tournament_id) is not None and not self.desk.is_open(tournament_id):
             self.publish_line(tournament_id)
+            if tournament_id not in self._ended:
+                later = self.clock.callLater(ENDED_SECONDS, self.unserve, tournament_id)
+                self._ended[tournament_id] = later
             return
         self.unserve(tournament_id)
 
@@ -203,6 +213,9 @@ class TourneyServer:
         """Stop answering for the tournament."""
         d = self.served.pop(tournament_id, None)
         self._changed.discard(tournament_id)
+        later = self._ended.pop(tournament_id, None)
+        if later is not None and later.active():
+            later.cancel()
         if d is not None:
             d.addCallback(self.bus.unsubscribe).addErrback(lambda f: None)
 
@@ -285,6 +298,7 @@ class TourneyServer:
         self.bus.publish_quietly(self.subjects.tourney_lobby, encode(line))
 
     def publish_lines(self) -> None:
-        """Every served tournament's lobby line."""
+        """Every served tournament's lobby line (those still open)."""
         for tid in list(self.served):
-            self.publish_line(tid)
+            if self.desk.is_open(tid):
+                self.publish_line(tid)

@@ -27,6 +27,7 @@ from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from pokerroom.cluster.bus import decode, unavailable
 from pokerroom.cluster.payloads import Fanout, Private
 from pokerroom.cluster.routing import ClusterRouting
+from pokerroom.cluster.tourney_owner import ENDED_SECONDS
 from pokerroom.errors import CodedError
 from pokerroom.ledger.kinds import wallet
 from pokerroom.protocol.errors import ProtocolError
@@ -341,3 +342,10 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     assert [m["outcome"] for m in back.of("deal_result")] == ["restart"]
     room.run_to_end(actor)
     assert room.check()
+    a.routing.lost(f"tournament:{tid}")  # an ended tournament releases its lease
+    ended = answer_of(room, ask(c, "cid", type="tournament_status_request", tournament_id=tid))
+    assert ended["status"]["status"] == "finished"  # still asked of A, for a while
+    assert tid not in [t.tournament_id for t in ask(c, "cid", type="tournament_list").tournaments]
+    room.clock.advance(ENDED_SECONDS)
+    gone = refusal_of(room, ask(c, "cid", type="tournament_status_request", tournament_id=tid))
+    assert gone[0] == "cluster_unavailable"
