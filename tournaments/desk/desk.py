@@ -129,7 +129,10 @@ class TournamentDesk(Players):
         C-14)."""
         scheduler = self.scheduler
         here = [] if scheduler is None else open_tables(scheduler.actors, player)
-        return here if self.remote is None else sorted(here + self.remote.open_tables(player))
+        if self.remote is None:
+            return here
+        elsewhere = self.remote.open_tables(player)  # not a late line's of a tournament run here
+        return sorted(here + [t for t in elsewhere if self.runs(t.rpartition(".")[0]) is None])
 
     def reconnected(self, player: str) -> None:
         """After login/resume (C-14, after the table snapshots): the deal a restart voided, to
