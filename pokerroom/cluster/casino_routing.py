@@ -6,19 +6,24 @@ The owner of `casino:<id>` answers `<p>.casino.<id>.cmd` (a `Command`: the reque
 the answer as plain JSON values or the refusal's code (the client gets the very same `error`).
 The table's events reach the player through the hub's relay (their `player` subject). The node
 holding the player's session remembers the remote tables they joined or watch, and when the
-session ends tells each owner `casino_leave` (confirmed bets still settle, K-9). `casino_tables`
+session ends tells each owner `casino_dropped` (the owner's `casino_leave`: confirmed bets still
+settle, K-9). Joins and drops carry when they happened by the sending node's clock (`at`), and
+the owner ignores a drop older than the player's last join there, or of a player connected to
+the owner itself: the node that closed a replaced session must not undo a join made through the
+new one (as for a cash table's C-14 notices). `casino_tables`
 lists the tables run here and asks each other owner for its line (`casino_view`; a table no
 node answers for is listed with phase `unavailable`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import structlog
 from nats.aio.subscription import Subscription
-from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
+from twisted.internet.defer import Deferred, gatherResults, maybeDeferred, succeed
+from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 
 from pokerroom.casino.table_config import CasinoTableConfig
@@ -34,6 +39,8 @@ log = structlog.get_logger("pokerroom.cluster")
 CASINO = "casino:"
 #: The owner's line of one of its tables, for `casino_tables` asked on another node.
 VIEW = "casino_view"
+#: A session ended on the sending node: the owner's `casino_leave`, unless it is stale.
+DROPPED = "casino_dropped"
 #: How long a request waits for the owner; a confirmation or decision moves money.
 TIMEOUTS = {"casino_confirm": 30.0, "casino_decide": 30.0}
 DEFAULT_SECONDS = 5.0
@@ -78,11 +85,23 @@ class Desk(Protocol):
 class CasinoRouting:
     """The desk's `RemoteCasino` in cluster mode, and the owner's side of casino requests."""
 
-    def __init__(self, bus: Bus, subjects: Subjects, desk: Desk) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        subjects: Subjects,
+        desk: Desk,
+        clock: IReactorTime,
+        connected: Callable[[str], bool] = lambda player: False,
+    ) -> None:
         self.bus, self.subjects, self.desk = bus, subjects, desk
+        self.clock = clock
+        self.connected = connected  # whether a player's session is on this node
         self.served: dict[str, Deferred[Subscription]] = {}
         #: player connected here -> the tables other nodes run that they joined or watch.
         self.joined: dict[str, set[str]] = {}
+        #: (table, player) -> when they last joined or watched a table run here, by the clock
+        #: of the node that carried it: a drop told before that is stale.
+        self.joined_at: dict[tuple[str, str], float] = {}
 
     # -- the owner's side ---------------------------------------------------------------------
     def took(self, resource: str) -> None:
@@ -112,10 +131,21 @@ class CasinoRouting:
 
     def _respond(self, table_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
-        if cmd.op == VIEW:
+        args = dict(cmd.args)
+        at, key = float(args.pop("at", 0.0)), (table_id, cmd.player)
+        op = cmd.op
+        if op in _JOINING:
+            self.joined_at[key] = max(at, self.joined_at.get(key, at))
+        elif op == DROPPED:
+            if self.connected(cmd.player) or at < self.joined_at.get(key, at):
+                log.info("stale_casino_drop", table_id=table_id, player_id=cmd.player)
+                return succeed(encode(Reply(ok=True, result={})))
+            self.joined_at.pop(key, None)
+            op = "casino_leave"
+        if op == VIEW:
             d: Deferred[Any] = maybeDeferred(self.desk.line, table_id)
         else:
-            d = maybeDeferred(self.desk.run, cmd.player, cmd.op, {**cmd.args, "table_id": table_id})
+            d = maybeDeferred(self.desk.run, cmd.player, op, {**args, "table_id": table_id})
 
         def done(result: Any) -> bytes:
             return encode(Reply(ok=True, result=result if cmd.op == VIEW else plain(result)))
@@ -145,6 +175,8 @@ class CasinoRouting:
             return reply.result
 
         timeout = TIMEOUTS.get(name, DEFAULT_SECONDS)
+        if name in _JOINING:
+            args = {**args, "at": self.clock.seconds()}
         found: Deferred[Any] = self._call(table_id, name, player, args, timeout)
         return found.addCallback(answered)
 
@@ -181,8 +213,9 @@ class CasinoRouting:
         def failed(failure: Failure, table_id: str) -> None:
             log.warning("casino_leave_failed", table_id=table_id, error=str(failure.value))
 
+        at = self.clock.seconds()
         for table_id in sorted(self.joined.pop(player, ())):
-            d = self._call(table_id, "casino_leave", player, {}, DEFAULT_SECONDS)
+            d = self._call(table_id, DROPPED, player, {"at": at}, DEFAULT_SECONDS)
             d.addErrback(failed, table_id)
 
 

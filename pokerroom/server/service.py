@@ -319,7 +319,13 @@ class RoomService(MultiService):
         )
         self.cluster.on_take.append(self.routing.took)
         self.cluster.on_lose.append(self.routing.lost)
-        self.casino_routing = CasinoRouting(self.routing.bus, self.routing.subjects, self.casino)
+        self.casino_routing = CasinoRouting(
+            self.routing.bus,
+            self.routing.subjects,
+            self.casino,
+            self.reactor,
+            lambda player: self.hub.session_of(player) is not None,
+        )
         self.casino.remote = self.casino_routing  # casino tables other nodes run
         self.cluster.on_take.append(self.casino_routing.took)
         self.cluster.on_lose.append(self.casino_routing.lost)

@@ -80,7 +80,13 @@ class CasinoNode:
 def casino_node(node: Node) -> CasinoNode:
     desk = CasinoDesk(node.clock, cast(Any, None), node.hub, "USD")
     desk.prepare()
-    routing = CasinoRouting(node.routing.bus, node.routing.subjects, desk)
+    routing = CasinoRouting(
+        node.routing.bus,
+        node.routing.subjects,
+        desk,
+        node.clock,
+        lambda player: node.hub.session_of(player) is not None,
+    )
     desk.remote = routing
     node.lobby.casino_desk = desk
     return CasinoNode(node, desk, routing)
@@ -139,3 +145,38 @@ def test_a_casino_table_nobody_serves_answers_cluster_unavailable(
     with pytest.raises(ProtocolError) as refused:
         ask(loop, a.node, "alice", type="casino_join", table_id=TABLE)
     assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+
+
+def test_a_drop_told_by_a_replaced_session_does_not_undo_a_newer_join(
+    loop: asyncio.AbstractEventLoop,
+    nats_server: NatsServer,
+    nodes: tuple[CasinoNode, CasinoNode],
+) -> None:
+    """alice joined through A (A's clock 10); the session a node C closed for her tells B her
+    drop at C's clock 5: stale, she stays. A drop at 20 (after the join) is her leave. A drop
+    of a player connected to B itself is stale too (B's desk has her session)."""
+    a, b = nodes
+    table = cast(StandIn, b.desk.tables[TABLE])
+    login(a.node, "alice")
+    a.node.clock.advance(10)
+    ask(loop, a.node, "alice", type="casino_join", table_id=TABLE)
+    c = casino_node(make_node(loop, nats_server.url, "c", owns=[]))
+    try:
+        c.routing.joined["alice"] = {TABLE}  # her older session on C had joined too
+        c.node.clock.advance(5)
+        c.routing.disconnected("alice")
+        run(loop, c.routing.views([TABLE]))  # answered after the drop (one subject, in order)
+        assert table.players == {"alice"}  # stale: the join through A is newer
+        c.routing.joined["alice"] = {TABLE}
+        c.node.clock.advance(15)
+        c.routing.disconnected("alice")
+        until(loop, lambda: not table.players)  # at 20: she left
+        login(b.node, "bob")
+        ask(loop, b.node, "bob", type="casino_join", table_id=TABLE)  # B's own player
+        c.routing.joined["bob"] = {TABLE}
+        c.routing.disconnected("bob")
+        run(loop, c.routing.views([TABLE]))
+        assert table.players == {"bob"}  # connected to B: a drop from C changes nothing
+    finally:
+        c.routing.stop()
+        run(loop, c.node.routing.stop())
