@@ -227,6 +227,7 @@ class TableServer:
             node=self.node,
             table=as_dict(self.lobby.summary(table_id)),
             audience=sorted(actor.audience),
+            epoch=self.epochs.get(table_id, 0),
         )
         self.bus.publish_quietly(self.subjects.lobby, encode(line))
 

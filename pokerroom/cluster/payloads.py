@@ -60,11 +60,13 @@ class SessionClaim(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class LobbyLine(msgspec.Struct, frozen=True, kw_only=True):
-    """A table's lobby line from its owner, and the table's audience."""
+    """A table's lobby line from its owner (at the epoch of its lease), and the table's
+    audience."""
 
     node: str
     table: dict[str, Any]  # a TableSummary as plain JSON values
     audience: list[str]
+    epoch: int = 0  # 0: not told (a node of an older version)
 
 
 class MutesChanged(msgspec.Struct, frozen=True, kw_only=True):

@@ -194,7 +194,7 @@ class RemoteRoom:
         table = self.tables.get(table_id)
         if table is None or line.node == self.node:
             return
-        moved = self.watchers.seen(table_id, (line.node, None), line.audience)
+        moved = self.watchers.seen(table_id, (line.node, line.epoch or None), line.audience)
         table.audience = set(line.audience)
         self.rewatch(table_id, moved)
         players, observers = int(line.table.get("players", 0)), int(line.table.get("observers", 0))

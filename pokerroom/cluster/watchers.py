@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-#: The owner of a table as last seen: (node, epoch); epoch None from a lobby line (it has none).
+#: The owner of a table as last seen: (node, epoch); epoch None when not told.
 Owner = tuple[str, int | None]
 
 
@@ -54,7 +54,7 @@ class Watchers:
         before = self.owner.get(table_id)
         node, epoch = owner
         if epoch is None and before is not None and before[0] == node:
-            epoch = before[1]  # a line: the owner's epoch as its events told it
+            epoch = before[1]  # not told: the owner's epoch as last seen
         self.owner[table_id] = (node, epoch)
         moved = table_id in self.pending or (
             before is not None
