@@ -31,7 +31,6 @@ from pokerroom.protocol.tournament_messages import (
     Entered,
     PlayerBounty,
     TicketsAnswer,
-    TicketView,
     TournamentActionRequest,
     TournamentFinish,
     TournamentLobby,
@@ -47,7 +46,7 @@ from pokerroom.protocol.tournament_messages import (
 from pokerroom.server.replies import ledger_key
 from tournaments.actor.request_keys import REQUEST_UNDONE  # P-2: a register key after unregistering
 from tournaments.desk import lobby_view, stake_requests
-from tournaments.desk.frames import TableFrames, find_table, open_tables
+from tournaments.desk.frames import HeldOutbox, TableFrames, find_table, open_tables
 from tournaments.desk.refund_notices import refund_notices
 from tournaments.desk.remote import RemoteTournaments, RemoteTournamentTable
 from tournaments.director.balancing import SeatMove
@@ -264,7 +263,7 @@ class TournamentDesk(Players):
             return TicketsAnswer(tickets=[])
 
         def answer(found: tuple[Ticket, ...]) -> WireObject:
-            return TicketsAnswer(tickets=[ticket_view(t) for t in found])
+            return TicketsAnswer(tickets=[lobby_view.ticket_view(t) for t in found])
 
         return office.of_player(player).addCallback(answer)
 
@@ -420,22 +419,6 @@ class TournamentDesk(Players):
         return TournamentPlayers(self, tournament_id)
 
 
-class HeldOutbox:
-    """The hub, with each message held until the tournament's decisions before it are stored."""
-
-    def __init__(self, hub: Messenger, hold: Callable[..., None]) -> None:
-        self.hub = hub
-        self.hold = hold
-
-    def send(self, player_id: str, message: Any) -> None:
-        """One message to one player, once stored what it tells."""
-        self.hold(self.hub.send, player_id, message)
-
-    def send_all(self, players: Iterable[str], message: Any) -> None:
-        """One message to several players (the list as it is now), once stored."""
-        self.hold(self.hub.send_all, list(players), message)
-
-
 class TournamentPlayers(Players):
     """One tournament's players, told through the desk's hub."""
 
@@ -507,20 +490,3 @@ class TournamentPlayers(Players):
         )
         told = [payment.entry, payment.source] if knockout else [payment.entry]
         self.outbox.send_all(told, message)
-
-
-def ticket_view(ticket: Ticket) -> TicketView:
-    """A ticket as the `tickets` answer shows it (T-16)."""
-    return TicketView(
-        ticket_id=ticket.ticket_id,
-        target=ticket.target or None,
-        any_of_level=ticket.any_of_level,
-        buy_in=ticket.buy_in,
-        fee=ticket.fee,
-        value=ticket.value,
-        state=ticket.state.value,
-        issued_at_ms=ticket.issued_at_ms,
-        expires_at_ms=ticket.expires_at_ms,
-        source=ticket.source or None,
-        used_in=ticket.used_in or None,
-    )

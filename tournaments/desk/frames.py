@@ -4,13 +4,14 @@ A tournament table is named `<tournament_id>.<table number>` in every frame. The
 it here to let a player observe it, act at it, chat there, and get its snapshot back after a
 drop (C-14); its seats and observers count toward the table cap like a cash table's (C-1).
 Its section 6 events go out through the hub: to one player, or to everyone watching the
-table (its `audience`), encoded once.
+table (its `audience`), encoded once; a tournament's messages wait in a `HeldOutbox` until the
+decisions before them are stored (persist, then tell).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pokerroom.protocol.events import ServerMessage
 from tournaments.tables.table import TournamentTable
@@ -68,3 +69,19 @@ class TableFrames:
         if table is not None:
             audience = table.audience
             self.hub.send_all(audience - exclude if exclude else audience, message)
+
+
+class HeldOutbox:
+    """The hub, with each message held until the tournament's decisions before it are stored."""
+
+    def __init__(self, hub: Outbox, hold: Callable[..., None]) -> None:
+        self.hub = hub
+        self.hold = hold
+
+    def send(self, player_id: str, message: Any) -> None:
+        """One message to one player, once stored what it tells."""
+        self.hold(self.hub.send, player_id, message)
+
+    def send_all(self, players: Iterable[str], message: Any) -> None:
+        """One message to several players (the list as it is now), once stored."""
+        self.hold(self.hub.send_all, list(players), message)

@@ -1,4 +1,5 @@
-"""What the tournament lobby shows of one tournament: its summary and its status (T-1, T-5, T-11).
+"""What the tournament lobby shows of one tournament: its summary and its status (T-1, T-5, T-11);
+and a ticket as the `tickets` answer shows it (T-16).
 
 Read-only views of a `TournamentActor`, as the typed messages of docs/PROTOCOL.md section 9:
 `summary` is a `TournamentSummary` (the lobby line: name, start, buy-in, entries, the
@@ -16,12 +17,14 @@ from typing import TYPE_CHECKING
 from pokerroom.protocol.events import UNSET
 from pokerroom.protocol.tournament_messages import (
     PlayerBounty,
+    TicketView,
     TournamentStatusEvent,
     TournamentSummary,
 )
 from tournaments.director.entries import prize_pool_status
 from tournaments.director.registration import is_full, registration_open
 from tournaments.director.structure import Structure, level_at
+from tournaments.director.tickets import Ticket
 
 if TYPE_CHECKING:
     from tournaments.actor.tournament import TournamentActor
@@ -170,4 +173,21 @@ def status(actor: TournamentActor) -> TournamentStatusEvent:
         top_bounties=UNSET
         if book is None
         else [PlayerBounty(player=p, amount=n) for p, n in book.top()],
+    )
+
+
+def ticket_view(ticket: Ticket) -> TicketView:
+    """A ticket as the `tickets` answer shows it (T-16)."""
+    return TicketView(
+        ticket_id=ticket.ticket_id,
+        target=ticket.target or None,
+        any_of_level=ticket.any_of_level,
+        buy_in=ticket.buy_in,
+        fee=ticket.fee,
+        value=ticket.value,
+        state=ticket.state.value,
+        issued_at_ms=ticket.issued_at_ms,
+        expires_at_ms=ticket.expires_at_ms,
+        source=ticket.source or None,
+        used_in=ticket.used_in or None,
     )
