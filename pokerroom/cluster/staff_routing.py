@@ -7,19 +7,21 @@ that does not run the table is carried to the node that does, on
 same staff member and role (its audit row names them), and answers with its result or its
 refusal's stable code, which the staff client gets unchanged. The asking node has already
 checked the role; the owner checks the fields again. No node answering (the table between
-owners, NATS away) is `cluster_unavailable`.
+owners, NATS away) is `cluster_unavailable`. `table_list` and `casino_table_list` are answered
+with this node's tables and each other table's line as its owner tells it (`unavailable` when
+no node answers for it).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import msgspec
 import structlog
 from nats.aio.subscription import Subscription
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.python.failure import Failure
 
 from pokerroom.admin.commands import COMMANDS
@@ -44,6 +46,15 @@ KINDS = {
     "casino_table_open": "casino",
     "casino_round_void": "casino",
 }
+#: The lists completed with the other nodes' tables: the kind, and the command carried to
+#: each table's owner for its line.
+LISTS = {
+    "table_list": ("table", "table_show"),
+    "casino_table_list": ("casino", "casino_table_list"),
+}
+CARRIED_LISTS = frozenset({"casino_table_list"})
+#: The field of a line that says no node answered for the table.
+UNAVAILABLE_FIELD = {"table": "state", "casino": "phase"}
 #: How long the asking node waits: a close or kick is answered once the hand ended and the
 #: seats are cashed out (as a player's `leave`).
 TIMEOUTS = {"table_close": 600.0, "table_kick": 600.0, "casino_round_void": 60.0}
@@ -86,10 +97,13 @@ class StaffRouting:
         subjects: Subjects,
         room: AdminRoom,
         elsewhere: Callable[[str, str], bool],
+        configured: Callable[[str], Iterable[str]] = lambda kind: (),
     ) -> None:
         self.bus, self.subjects, self.room = bus, subjects, room
         #: (kind, table id) -> whether a configured table is run by another node (not here).
         self.elsewhere = elsewhere
+        #: kind -> the ids of every configured table of that kind (for the lists).
+        self.configured = configured
         self.served: dict[str, Deferred[Subscription]] = {}
 
     # -- the owner's side ---------------------------------------------------------------------
@@ -119,7 +133,7 @@ class StaffRouting:
 
         def run() -> Any:
             cmd = COMMANDS.get(asked.name)
-            if cmd is None or asked.name not in KINDS:
+            if cmd is None or (asked.name not in KINDS and asked.name not in CARRIED_LISTS):
                 raise ProtocolError(errors.UNKNOWN_MESSAGE, f"no table command {asked.name!r}")
             args = cmd.parse_args(asked.fields)
             return cmd.run(Context(self.room, asked.staff, Role(asked.role), cmd), args)
@@ -134,17 +148,53 @@ class StaffRouting:
 
     # -- the asking side ----------------------------------------------------------------------
     def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:
-        """The command carried to the table's owner (its answer), or None: it runs here."""
+        """The command carried to the table's owner (its answer), a list completed with the
+        other nodes' tables, or None: it runs here."""
+        listing = LISTS.get(ctx.command.name)
+        if listing is not None:
+            return self._listed(ctx, args, *listing)
         kind = KINDS.get(ctx.command.name)
         table_id = getattr(args, "table_id", None)
         if kind is None or not isinstance(table_id, str) or not self.elsewhere(kind, table_id):
             return None
-        asked = StaffCommand(
-            staff=ctx.staff,
-            role=int(ctx.role),
-            name=ctx.command.name,
-            fields=sent_fields(args),
-        )
+        return self._carry(ctx, kind, table_id, ctx.command.name, sent_fields(args))
+
+    def _listed(self, ctx: Context, args: Any, kind: str, asked: str) -> Deferred[Any] | None:
+        """`table_list` or `casino_table_list`: this node's lines, and each table another node
+        runs as its owner tells it (`table_show` less its seats; that owner's casino line);
+        one no node answers for has `state` (cash) or `phase` (casino) `unavailable`."""
+        others = [t for t in sorted(self.configured(kind)) if self.elsewhere(kind, t)]
+        if not others:
+            return None
+
+        def one(table_id: str) -> Deferred[Any]:
+            fields = {"table_id": table_id} if asked == "table_show" else {}
+
+            def picked(result: Any) -> Any:
+                if asked == "table_show":
+                    return {k: v for k, v in result.items() if k != "seats"}
+                return next(line for line in result["tables"] if line["table_id"] == table_id)
+
+            def unanswered(failure: Failure) -> dict[str, Any]:
+                return {"table_id": table_id, UNAVAILABLE_FIELD[kind]: "unavailable"}
+
+            d = self._carry(ctx, kind, table_id, asked, fields)
+            return d.addCallback(picked).addErrback(unanswered)
+
+        here: Deferred[Any] = maybeDeferred(ctx.command.run, ctx, args)
+        lines = [here, *(one(t) for t in others)]
+
+        def merged(found: list[Any]) -> dict[str, Any]:
+            tables = [*found[0]["tables"], *found[1:]]
+            return {"tables": sorted(tables, key=lambda line: str(line["table_id"]))}
+
+        return gatherResults(lines, consumeErrors=True).addCallback(merged)
+
+    def _carry(
+        self, ctx: Context, kind: str, table_id: str, name: str, fields: dict[str, Any]
+    ) -> Deferred[Any]:
+        """Carry command `name` with `fields` to the owner of the table; its result."""
+        asked = StaffCommand(staff=ctx.staff, role=int(ctx.role), name=name, fields=fields)
         subject = staff_subject(self.subjects, kind, table_id)
         timeout = TIMEOUTS.get(asked.name, DEFAULT_SECONDS)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import secrets
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import structlog
@@ -337,8 +337,11 @@ class RoomService(MultiService):
                     return table_id in self.casino.specs and table_id not in self.casino.tables
                 return table_id in cash_ids and table_id not in self.lobby.tables
 
+            def configured(kind: str) -> Iterable[str]:
+                return self.casino.specs if kind == CASINO else cash_ids
+
             self.staff_routing = StaffRouting(
-                self.routing.bus, self.routing.subjects, self.admin, elsewhere
+                self.routing.bus, self.routing.subjects, self.admin, elsewhere, configured
             )
             self.admin.router = self.staff_routing.route
             self.cluster.on_take.append(self.staff_routing.took)

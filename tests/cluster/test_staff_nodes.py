@@ -3,7 +3,7 @@
 a nats-server of the test's own. A floor member logged in on node b's endpoint pauses, shows
 and resumes a cash table node a runs and closes a casino table a runs: each command is carried
 to a and run there for that staff member (the audit row names them); a's refusal (`no_change`)
-comes back unchanged.
+comes back unchanged. b's `table_list` and `casino_table_list` list every node's tables.
 """
 
 from __future__ import annotations
@@ -88,6 +88,12 @@ def test_a_floor_member_on_b_acts_on_tables_a_runs(
     assert wire.ok("table_resume", table_id=table)["state"] == "open"
     closed = wire.ok("casino_table_close", table_id=casino, reason="count the float")
     assert isinstance(closed["audit_id"], int)
+    listed = wire.ok("table_list")["tables"]  # b's table and a's, as a tells it
+    assert sorted(line["table_id"] for line in listed) == sorted(owners(engine, "table"))
+    assert all("variant" in line and "seats" not in line for line in listed)
+    casinos = {line["table_id"]: line for line in wire.ok("casino_table_list")["tables"]}
+    assert set(casinos) == set(owners(engine, "casino")) and len(casinos) == 6
+    assert casinos[casino]["closed_reason"] == "count the float"
     with engine.connect() as conn:
         rows = conn.execute(sa.select(audit.c.staff, audit.c.action).order_by(audit.c.id)).all()
     assert [tuple(r) for r in rows][-3:] == [

@@ -16,7 +16,7 @@ from twisted.internet.defer import Deferred, succeed
 
 from pokerroom.admin.audit import Audited
 from pokerroom.admin.casino_handlers import CasinoChangeArgs
-from pokerroom.admin.commands import COMMANDS
+from pokerroom.admin.commands import COMMANDS, NoArgs
 from pokerroom.admin.context import Context
 from pokerroom.admin.roles import Role
 from pokerroom.admin.table_handlers import TableChangeArgs
@@ -82,6 +82,9 @@ class Room:
         self.table_states: dict[str, str] = {}
 
 
+CONFIGURED = {"casino": [TABLE, "baccarat-1"], "table": ["t3"]}
+
+
 def staff_node(node: Node, runs: set[str]) -> tuple[StaffRouting, Room]:
     room = Room(node)
     routing = StaffRouting(
@@ -89,6 +92,7 @@ def staff_node(node: Node, runs: set[str]) -> tuple[StaffRouting, Room]:
         node.routing.subjects,
         cast(Any, room),
         lambda kind, table_id: table_id not in runs,
+        lambda kind: CONFIGURED[kind],
     )
     return routing, room
 
@@ -138,10 +142,25 @@ def test_a_table_nobody_serves_is_cluster_unavailable_and_a_local_one_runs_here(
     nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
 ) -> None:
     """`table_pause` on a cash table no node serves now: `cluster_unavailable`. B's own table
-    is not carried (None: the command runs at B), nor is a command on no table."""
+    is not carried (None: the command runs at B)."""
     staff_a, staff_b, _, _ = nodes
     with pytest.raises(ProtocolError) as refused:
         run(loop, ask(staff_a, "table_pause", TableChangeArgs("t3", "")))
     assert refused.value.code == errors.CLUSTER_UNAVAILABLE
     assert ask(staff_b, "casino_table_close", CasinoChangeArgs(TABLE, "")) is None
-    assert ask(staff_a, "table_list", cast(Any, object())) is None
+
+
+def test_the_lists_on_a_show_the_tables_other_nodes_run(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """`casino_table_list` on A (which runs none): B's line of the table B runs, and the one no
+    node serves `unavailable`; `table_list`: t3, served by none, `unavailable`."""
+    staff_a, _, _, _ = nodes
+    listed = run(loop, ask(staff_a, "casino_table_list", NoArgs(), Role.SUPPORT))
+    lines = {line["table_id"]: line for line in listed["tables"]}
+    assert set(lines) == {TABLE, "baccarat-1"}
+    assert lines[TABLE]["players"] == ["alice"] and lines[TABLE]["phase"] == "betting"
+    assert lines["baccarat-1"] == {"table_id": "baccarat-1", "phase": "unavailable"}
+    tables = run(loop, ask(staff_a, "table_list", NoArgs(), Role.SUPPORT))
+    assert tables == {"tables": [{"table_id": "t3", "state": "unavailable"}]}
