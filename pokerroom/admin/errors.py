@@ -27,6 +27,9 @@ REQUESTER_DISABLED = "requester_disabled"  # the admin who asked is disabled or 
 UNKNOWN_CURRENCY = "unknown_currency"  # a currency the room does not use (no wallet opened)
 ABOVE_WITHDRAWAL_LIMIT = "above_withdrawal_limit"  # PB-11: one release above its limit
 ABOVE_MONTHLY_LIMIT = "above_monthly_limit"  # PB-11: the month's releases would pass the limit
+#: A cluster runs the tables of room.toml as its nodes read it at start: a table added to the
+#: file since is opened by restarting the nodes one by one (drain each first), not by one node.
+CLUSTER_RESTART_NEEDED = "cluster_restart_needed"
 
 ADMIN_CODES = (
     FORBIDDEN,
@@ -48,4 +51,5 @@ ADMIN_CODES = (
     UNKNOWN_CURRENCY,
     ABOVE_WITHDRAWAL_LIMIT,
     ABOVE_MONTHLY_LIMIT,
+    CLUSTER_RESTART_NEEDED,
 )

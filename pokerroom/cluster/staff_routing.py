@@ -1,15 +1,18 @@
 """Staff table commands across nodes (docs/design/cluster.md, "Staff commands"; docs/ADMIN.md).
 
 A staff command on one table (`table_show`, `table_pause`, `table_resume`, `table_close`,
-`table_kick`; `casino_table_close`, `casino_table_open`, `casino_round_void`) asked on a node
-that does not run the table is carried to the node that does, on
+`table_kick`, `table_open`; `casino_table_close`, `casino_table_open`, `casino_round_void`)
+asked on a node that does not run the table is carried to the node that does, on
 `<p>.staff.<kind>.<table>` (kind `table` or `casino`): the owner runs the very command for the
 same staff member and role (its audit row names them), and answers with its result or its
 refusal's stable code, which the staff client gets unchanged. The asking node has already
 checked the role; the owner checks the fields again. No node answering (the table between
-owners, NATS away) is `cluster_unavailable`. `table_list` and `casino_table_list` are answered
-with this node's tables and each other table's line as its owner tells it (`unavailable` when
-no node answers for it).
+owners, NATS away) is `cluster_unavailable`. In a cluster `table_open` never builds a table
+outside the leases (an unfenced second actor would void the owner's hand and write beside it):
+a configured table is opened by the node that takes its lease (the owner answers `no_change`),
+one added to room.toml since the nodes started is `cluster_restart_needed`. `table_list` and
+`casino_table_list` are answered with this node's tables and each other table's line as its
+owner tells it (`unavailable` when no node answers for it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from nats.aio.subscription import Subscription
 from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.python.failure import Failure
 
+from pokerroom.admin import errors as admin_codes
 from pokerroom.admin.commands import COMMANDS
 from pokerroom.admin.context import AdminRoom, Context
 from pokerroom.admin.roles import Role
@@ -42,6 +46,7 @@ KINDS = {
     "table_resume": "table",
     "table_close": "table",
     "table_kick": "table",
+    "table_open": "table",  # open already on its owner: its `no_change`; never a second actor
     "casino_table_close": "casino",
     "casino_table_open": "casino",
     "casino_round_void": "casino",
@@ -155,6 +160,12 @@ class StaffRouting:
             return self._listed(ctx, args, *listing)
         kind = KINDS.get(ctx.command.name)
         table_id = getattr(args, "table_id", None)
+        if ctx.command.name == "table_open" and table_id not in set(self.configured("table")):
+            raise ProtocolError(
+                admin_codes.CLUSTER_RESTART_NEEDED,
+                f"table {table_id} is not among the tables this cluster's nodes read at start:"
+                " add it to every node's room.toml and restart the nodes one by one",
+            )
         if kind is None or not isinstance(table_id, str) or not self.elsewhere(kind, table_id):
             return None
         return self._carry(ctx, kind, table_id, ctx.command.name, sent_fields(args))

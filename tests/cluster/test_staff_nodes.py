@@ -86,6 +86,8 @@ def test_a_floor_member_on_b_acts_on_tables_a_runs(
     refused = wire.call("table_pause", table_id=table, reason="again")
     assert refused["type"] == "error" and refused["code"] == "no_change"  # a's, unchanged
     assert wire.ok("table_resume", table_id=table)["state"] == "open"
+    assert wire.call("table_open", table_id=table)["code"] == "no_change"  # a runs it
+    assert wire.call("table_open", table_id="zz")["code"] == "cluster_restart_needed"
     closed = wire.ok("casino_table_close", table_id=casino, reason="count the float")
     assert isinstance(closed["audit_id"], int)
     listed = wire.ok("table_list")["tables"]  # b's table and a's, as a tells it

@@ -18,6 +18,7 @@ from pokerroom.admin.audit import Audited
 from pokerroom.admin.casino_handlers import CasinoChangeArgs
 from pokerroom.admin.commands import COMMANDS, NoArgs
 from pokerroom.admin.context import Context
+from pokerroom.admin.ops_handlers import TableOpenArgs
 from pokerroom.admin.roles import Role
 from pokerroom.admin.table_handlers import TableChangeArgs
 from pokerroom.casino.table_config import CasinoTableConfig
@@ -164,3 +165,19 @@ def test_the_lists_on_a_show_the_tables_other_nodes_run(
     assert lines["baccarat-1"] == {"table_id": "baccarat-1", "phase": "unavailable"}
     tables = run(loop, ask(staff_a, "table_list", NoArgs(), Role.SUPPORT))
     assert tables == {"tables": [{"table_id": "t3", "state": "unavailable"}]}
+
+
+def test_table_open_never_builds_a_second_table_outside_the_leases(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """`table_open` of a configured table another node runs (or will: none serves it now) is
+    carried to its owner (`no_change` there; here nobody: `cluster_unavailable`); of a table
+    not among those the nodes read at start: `cluster_restart_needed`, nothing built."""
+    staff_a, _, _, _ = nodes
+    with pytest.raises(ProtocolError) as refused:
+        run(loop, ask(staff_a, "table_open", TableOpenArgs("t3", "")))
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+    with pytest.raises(ProtocolError) as refused:
+        ask(staff_a, "table_open", TableOpenArgs("t9", ""))
+    assert refused.value.code == "cluster_restart_needed"
