@@ -27,7 +27,7 @@ from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from pokerroom.cluster.bus import decode, unavailable
 from pokerroom.cluster.payloads import Fanout, Private
 from pokerroom.cluster.routing import ClusterRouting
-from pokerroom.cluster.tourney_owner import ENDED_SECONDS
+from pokerroom.cluster.tourney_owner import CHANGE_SECONDS, ENDED_SECONDS
 from pokerroom.errors import CodedError
 from pokerroom.ledger.kinds import wallet
 from pokerroom.protocol.errors import ProtocolError
@@ -223,15 +223,22 @@ def actor_of(a: Node, tid: str) -> TournamentActor:
 def test_a_refusal_reaches_the_other_node_with_the_owners_code_unchanged(
     room: Room, cluster: tuple[Net, Node, Node, Node, str]
 ) -> None:
-    """P-1 across nodes: the client on B gets the very error A's desk gives."""
-    net, a, b, _, tid = cluster
+    """P-1 across nodes: the client on B gets the very error A's desk gives; the lobby
+    watchers of C hear the registration."""
+    net, a, b, c, tid = cluster
     b.hub.attach(Conn(), "ann", False)
     assert [t.tournament_id for t in ask(b, "ann", type="tournament_list").tournaments] == [tid]
     poor = refusal_of(room, ask(b, "ann", type="tournament_register", tournament_id=tid))
     here = refusal_of(room, ask(a, "ann", type="tournament_register", tournament_id=tid))
     assert poor == here and poor[0] == "insufficient_funds"
     room.fund_player("ann", 1000)
+    watcher = Conn()  # the tournament lobby on C, watched
+    c.hub.attach(watcher, "wes", False)
+    ask(c, "wes", type="lobby_subscribe")
     answer_of(room, ask(b, "ann", type="tournament_register", tournament_id=tid))
+    room.clock.advance(CHANGE_SECONDS)  # A's line, changed, goes out
+    (update,) = watcher.of("tournament_lobby_update")
+    assert update["tournament"]["tournament_id"] == tid and update["tournament"]["entries"] == 1
     twice = refusal_of(room, ask(b, "ann", type="tournament_register", tournament_id=tid))
     assert twice[0] == "already_registered"
     unknown = refusal_of(room, ask(b, "ann", type="tournament_rebuy", tournament_id="nope"))
