@@ -96,6 +96,12 @@ class TourneyLine(msgspec.Struct, frozen=True, kw_only=True):
     tables: dict[str, list[str]]  # table id `<tournament_id>.<n>` -> its audience
 
 
+class LinesAsked(msgspec.Struct, frozen=True, kw_only=True):
+    """`node` just started listening: every owner tells its tournaments' lines now."""
+
+    node: str
+
+
 class Fanout(msgspec.Struct, frozen=True, kw_only=True):
     """One public frame for several players not connected to `node` (a tournament table's
     event, a tournament's status or results): each node writes it to those connected to it."""

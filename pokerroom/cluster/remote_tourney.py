@@ -20,13 +20,12 @@ from typing import Any
 
 import msgspec
 import structlog
-from nats.aio.subscription import Subscription
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
-from pokerroom.cluster.payloads import Command, Reply, TourneyLine
+from pokerroom.cluster.payloads import Command, LinesAsked, Reply, TourneyLine
 from pokerroom.cluster.remote_table import answered, as_snapshot
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.cluster.tourney_owner import LINE_SECONDS
@@ -76,9 +75,15 @@ class RemoteTourneys:
         #: table id -> its audience, by the owner's last line or answer.
         self.audiences: dict[str, set[str]] = {}
 
-    def start(self) -> Deferred[Subscription]:
-        """Listen to every node's tournament lobby lines."""
-        return self.bus.subscribe(self.subjects.tourney_lobby, self._on_line)
+    def start(self) -> Deferred[None]:
+        """Listen to every node's tournament lobby lines, and ask the owners for them now (a
+        node that starts would else know them only at their next repeat)."""
+
+        def ask(_: object) -> None:
+            asked = encode(LinesAsked(node=self.node))
+            self.bus.publish_quietly(self.subjects.tourney_lines_asked, asked)
+
+        return self.bus.subscribe(self.subjects.tourney_lobby, self._on_line).addCallback(ask)
 
     def drop(self, tournament_id: str) -> None:
         """This node runs the tournament now: its own desk answers for it (and once it moves

@@ -180,8 +180,7 @@ class ClusterRouting:
             self.server.start()
             parts = [self.remote.start(), self.sessions.start(), self.fanout.start()]
             if tourney_server is not None and tourneys is not None:
-                tourney_server.start()
-                parts.append(tourneys.start())
+                parts += [tourney_server.start(), tourneys.start()]
             if self.tokens is not None:
                 self._purge.start(TOKEN_PURGE_SECONDS, now=False)
             self._staff_reload.start(self.staff_reload_seconds, now=False)

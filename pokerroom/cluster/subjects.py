@@ -71,6 +71,11 @@ class Subjects:
         return f"{self.prefix}.tourneys"
 
     @property
+    def tourney_lines_asked(self) -> str:
+        """A node that just started asks every owner for its tournaments' lines."""
+        return f"{self.prefix}.tourneys.ask"
+
+    @property
     def fanout(self) -> str:
         """Public frames for players of several nodes (tournament tables, status, results)."""
         return f"{self.prefix}.fanout"

@@ -33,7 +33,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.owner import plain, refusal
-from pokerroom.cluster.payloads import Command, Reply, TourneyLine
+from pokerroom.cluster.payloads import Command, LinesAsked, Reply, TourneyLine
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -170,9 +170,14 @@ class TourneyServer:
         self._lines = LoopingCall(self.publish_lines)
         self._lines.clock = clock
 
-    def start(self) -> None:
-        """Repeat the lobby lines every LINE_SECONDS."""
+    def start(self) -> Deferred[Subscription]:
+        """Repeat the lobby lines every LINE_SECONDS, and when a node that starts asks."""
         self._lines.start(LINE_SECONDS, now=False)
+        return self.bus.subscribe(self.subjects.tourney_lines_asked, self._asked)
+
+    def _asked(self, data: bytes, reply: str | None) -> None:
+        if decode(data, LinesAsked).node != self.node:
+            self.publish_lines()
 
     def stop(self) -> None:
         """Stop serving every tournament."""

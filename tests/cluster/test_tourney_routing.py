@@ -239,6 +239,11 @@ def test_a_refusal_reaches_the_other_node_with_the_owners_code_unchanged(
     room.clock.advance(CHANGE_SECONDS)  # A's line, changed, goes out
     (update,) = watcher.of("tournament_lobby_update")
     assert update["tournament"]["tournament_id"] == tid and update["tournament"]["entries"] == 1
+    late = make_node(room, net, "d", scheduler=False)  # a node that starts now asks for lines
+    late.hub.attach(Conn(), "ann", False)
+    (line,) = ask(late, "ann", type="tournament_list").tournaments
+    assert (line.tournament_id, line.entries) == (tid, 1)
+    late.routing.stop()
     twice = refusal_of(room, ask(b, "ann", type="tournament_register", tournament_id=tid))
     assert twice[0] == "already_registered"
     unknown = refusal_of(room, ask(b, "ann", type="tournament_rebuy", tournament_id="nope"))
