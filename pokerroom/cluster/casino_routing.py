@@ -156,7 +156,9 @@ class CasinoRouting:
         return d.addCallbacks(done, refused)
 
     # -- the session's side (the desk's RemoteCasino) -------------------------------------------
-    def _call(self, table_id: str, op: str, player: str, args: dict[str, Any], timeout: float):  # type: ignore[no-untyped-def]
+    def _call(
+        self, table_id: str, op: str, player: str, args: dict[str, Any], timeout: float
+    ) -> Deferred[Reply]:
         payload = encode(Command(op=op, player=player, args=args))
         d = self.bus.request(casino_cmd(self.subjects, table_id), payload, timeout)
         return d.addCallback(decode, Reply)
