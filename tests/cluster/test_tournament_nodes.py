@@ -100,7 +100,7 @@ def test_an_mtt_played_from_three_nodes_to_the_end_its_owner_killed_midway(
     url, began = pg_url_own, time.monotonic()
     engine = make_engine(url)
     (tmp_path / "room.toml").write_text(CONFIG)
-    start = round(time.time()) + 24 + ENTRIES // 8  # nodes up and every bot registered first
+    start = round(time.time()) + 30 + ENTRIES // 8  # nodes up and every bot registered first
     (tmp_path / "schedule.toml").write_text(SCHEDULE.format(at_minute=(start % 86_400) / 60))
     tid, resource = f"xn-{start}", f"tournament:xn-{start}"
     procs: dict[str, subprocess.Popen[str]] = {}
