@@ -97,7 +97,7 @@ def status(engine: Engine, tid: str) -> str:
 def test_an_mtt_played_from_three_nodes_to_the_end_its_owner_killed_midway(
     tmp_path: Path, pg_url_own: str, nats_url: str
 ) -> None:
-    url, began = pg_url_own, time.monotonic()
+    url, began, began_at = pg_url_own, time.monotonic(), time.time()
     engine = make_engine(url)
     (tmp_path / "room.toml").write_text(CONFIG)
     start = round(time.time()) + 30 + ENTRIES // 8  # nodes up and every bot registered first
@@ -209,7 +209,8 @@ def test_an_mtt_played_from_three_nodes_to_the_end_its_owner_killed_midway(
         assert int(inside) == -int(outside) == ENTRIES * DEPOSIT
         print(
             f"{ENTRIES} entries on 3 nodes: registered at {registered:.1f} s, lease taken"
-            f" {took:.2f} s after the SIGKILL, tournament over at {played:.1f} s"
+            f" {took:.2f} s after the SIGKILL at {killed_at - began:.1f} s, tournament over at"
+            f" {played:.1f} s (the start: {start - began_at:.1f} s)"
         )
     finally:
         crowd.drop_all()
