@@ -23,6 +23,7 @@ NODE_ALIVE = 75
 def check_node_options(db_url: str | None, nats_url: str | None, node: str | None) -> str:
     """Why `serve --cluster/--node` cannot run ("" when it can): both or neither, a NATS URL,
     a node name, and a PostgreSQL database."""
+    from pokerroom.cluster.config import shown
     from pokerroom.ledger.db import resolve_url
 
     if nats_url is None and node is None:
@@ -30,7 +31,7 @@ def check_node_options(db_url: str | None, nats_url: str | None, node: str | Non
     if nats_url is None or not node:
         return "--cluster NATS_URL and --node NAME go together"
     if not nats_url.startswith(("nats://", "tls://")):
-        return f"--cluster {nats_url!r}: expected a NATS URL, nats://HOST:PORT"
+        return f"--cluster {shown(nats_url)!r}: expected a NATS URL, nats://HOST:PORT"
     if len(node) > 64 or any(c in node for c in ". *>\t"):
         return f"--node {node!r}: at most 64 characters, no dots, spaces, * or >"
     resolved = resolve_url(db_url)

@@ -61,7 +61,9 @@ def startup_summary(room: RoomService, database: str) -> list[str]:
         f"  opened:   {tables}, {_count(tournaments, 'tournament')}",
     ]
     if room.cluster is not None:  # the node's tables open as it takes their leases
-        lines.append(f"  cluster:  node {room.cluster.node} on {room.nats_url}")
+        from pokerroom.cluster.config import shown
+
+        lines.append(f"  cluster:  node {room.cluster.node} on {shown(room.nats_url or '')}")
     if room.staff_accounts == 0:
         lines.append("  no staff account yet: pokerroom staff add NAME --role admin")
     return lines + bankroll_hints(room.casino_bankrolls)

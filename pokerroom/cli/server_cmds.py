@@ -63,7 +63,10 @@ DB_HELP = (
     "nats_url",
     metavar="NATS_URL",
     default=None,
-    help="Run as a node of a cluster on NATS (nats://HOST:PORT); needs a PostgreSQL --db "
+    envvar="POKERROOM_CLUSTER",
+    show_envvar=True,
+    help="Run as a node of a cluster on NATS (nats://[USER:PASSWORD@]HOST:PORT, or tls://); "
+    "needs a PostgreSQL --db. Credentials belong in the environment, not the command line "
     "(docs/OPERATIONS.md, Running a cluster).",
 )
 @click.option("--node", "node", metavar="NAME", default=None, help="This node's name (--cluster).")

@@ -28,6 +28,7 @@ from nats.aio.subscription import Subscription
 from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
+from pokerroom.cluster.config import shown
 from pokerroom.protocol.errors import CLUSTER_UNAVAILABLE, ProtocolError
 
 log = structlog.get_logger("pokerroom.cluster.bus")
@@ -44,7 +45,7 @@ MAX_OUTSTANDING_PINGS = 2
 T = TypeVar("T")
 #: A subscription's handler: the payload and the reply subject (None for a publish).
 Handler = Callable[[bytes, str | None], None]
-__all__ = ["CLUSTER_UNAVAILABLE", "Bus", "decode", "encode", "unavailable"]
+__all__ = ["CLUSTER_UNAVAILABLE", "Bus", "decode", "encode", "shown", "unavailable"]
 #: A responder: the request's payload; its answer, at once or later.
 Responder = Callable[[bytes], "bytes | Deferred[bytes]"]
 
@@ -132,8 +133,12 @@ class Bus:
                 except Exception as exc:  # one part's bug must not stop the others'
                     self.log.exception("reconnected_listener_failed", error=repr(exc))
 
+        refusal: list[str] = []  # what NATS itself said (a login refused), not a lost socket
+
         async def error(exc: Exception) -> None:
             self.log.warning("nats_error", error=str(exc) or type(exc).__name__)
+            if isinstance(exc, nats.errors.Error) and not self.connected:
+                refusal[:] = [str(exc)]
 
         async def closed() -> None:
             self.log.info("nats_closed")
@@ -143,10 +148,11 @@ class Bus:
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             tries = self.connect_attempts + 1
             raise ConnectionError(
-                f"cannot reach NATS at {', '.join(self.servers)} ({tries} tries): {exc}"
+                f"cannot reach NATS at {', '.join(map(shown, self.servers))} ({tries} tries):"
+                f" {_without_secrets(refusal[0] if refusal else str(exc), self.servers)}"
             ) from None
         self.nc.options["max_reconnect_attempts"] = -1  # once connected: reconnect for ever
-        self.log.info("nats_connected", servers=self.servers)
+        self.log.info("nats_connected", servers=[shown(url) for url in self.servers])
 
     async def _first_connect(self, *callbacks: Callable[..., Awaitable[None]]) -> Client:
         disconnected, reconnected, error, closed = callbacks
@@ -271,6 +277,13 @@ class Bus:
         except ProtocolError as exc:
             return _failed(exc)
         return self._run(_flush(nc, timeout))
+
+
+def _without_secrets(text: str, urls: list[str]) -> str:
+    """`text` with every URL of `urls` written as `shown` writes it."""
+    for url in urls:
+        text = text.replace(url, shown(url))
+    return text
 
 
 def _failed(exc: Exception) -> Deferred[Any]:

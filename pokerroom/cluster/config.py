@@ -1,8 +1,18 @@
-"""`[cluster]` of room.toml: the lease timings of a cluster node (docs/SERVER.md)."""
+"""`[cluster]` of room.toml: the lease timings of a cluster node (docs/SERVER.md); NATS URLs as
+logs show them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+def shown(url: str) -> str:
+    """A NATS URL as logs and errors show it: its user, password or token replaced by `***`
+    (`nats://***@host:4222`), so credentials never reach a log line (docs/OPERATIONS.md)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest.split("/", 1)[0]:
+        return url
+    return f"{scheme}://***@{rest.split('@', 1)[1]}"
 
 
 @dataclass(frozen=True, slots=True)

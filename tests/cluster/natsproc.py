@@ -54,9 +54,10 @@ def _listening(port: int) -> bool:
 class NatsServer:
     """One `nats-server` process on a fixed port, which a test may stop and start again."""
 
-    def __init__(self, binary: str, port: int | None = None) -> None:
+    def __init__(self, binary: str, port: int | None = None, extra: tuple[str, ...] = ()) -> None:
         self.binary = binary
         self.port = free_port() if port is None else port
+        self.extra = extra  # more of nats-server's options (`--user`, `--pass`: credentials)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -67,7 +68,7 @@ class NatsServer:
     def start(self, deadline_seconds: float = 10.0) -> None:
         """Start it and wait (polling, with a deadline) until it accepts connections."""
         self.proc = subprocess.Popen(
-            [self.binary, "-a", "127.0.0.1", "-p", str(self.port)],
+            [self.binary, "-a", "127.0.0.1", "-p", str(self.port), *self.extra],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
