@@ -30,7 +30,8 @@ from twisted.python.failure import Failure
 from pokerroom.admin import errors as admin_codes
 from pokerroom.admin.commands import COMMANDS
 from pokerroom.admin.context import AdminRoom, Context
-from pokerroom.admin.roles import Role
+from pokerroom.admin.roles import Role, check_role
+from pokerroom.admin.staff import StaffMember, find_staff
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.casino_routing import refusal
 from pokerroom.cluster.payloads import Reply
@@ -136,12 +137,17 @@ class StaffRouting:
         asked = decode(data, StaffCommand)
         log.info("admin_request_from_node", staff=asked.staff, request=asked.name)
 
-        def run() -> Any:
-            cmd = COMMANDS.get(asked.name)
+        cmd = COMMANDS.get(asked.name)
+
+        def run(found: tuple[StaffMember, str] | None) -> Any:
             if cmd is None or (asked.name not in KINDS and asked.name not in CARRIED_LISTS):
                 raise ProtocolError(errors.UNKNOWN_MESSAGE, f"no table command {asked.name!r}")
+            # the account as stored now, as the asking node read it: a role or name forged on
+            # NATS gets no more than that account may do
+            member = found[0] if found is not None and not found[0].disabled else None
+            role = check_role(member.role if member else None, cmd.role, f"{cmd.name} ")
             args = cmd.parse_args(asked.fields)
-            return cmd.run(Context(self.room, asked.staff, Role(asked.role), cmd), args)
+            return cmd.run(Context(self.room, asked.staff, min(role, Role(asked.role)), cmd), args)
 
         def done(result: Any) -> bytes:
             return encode(Reply(ok=True, result=result))
@@ -149,7 +155,8 @@ class StaffRouting:
         def refused(failure: Failure) -> bytes:
             return encode(refusal(failure.value, asked.fields.get("table_id", ""), asked.name))
 
-        return maybeDeferred(run).addCallbacks(done, refused)
+        account: Deferred[Any] = self.room.ledger.read(find_staff, asked.staff)
+        return account.addCallback(run).addCallbacks(done, refused)
 
     # -- the asking side ----------------------------------------------------------------------
     def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:

@@ -20,6 +20,7 @@ from pokerroom.admin.commands import COMMANDS, NoArgs
 from pokerroom.admin.context import Context
 from pokerroom.admin.ops_handlers import TableOpenArgs
 from pokerroom.admin.roles import Role
+from pokerroom.admin.staff import StaffMember
 from pokerroom.admin.table_handlers import TableChangeArgs
 from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.cluster.staff_routing import StaffRouting
@@ -62,11 +63,22 @@ class CasinoStandIn:
         self.closing, self.closed_reason = True, reason
 
 
+#: The staff accounts as stored: sam is floor, sue support, dan disabled.
+ACCOUNTS = {"sam": (Role.FLOOR, False), "sue": (Role.SUPPORT, False), "dan": (Role.ADMIN, True)}
+
+
 class Ledger:
-    """The staff change's transaction: recorded (who, what, on what), audit row ids 1, 2, ..."""
+    """The staff change's transaction: recorded (who, what, on what), audit row ids 1, 2, ...;
+    the staff accounts read."""
 
     def __init__(self) -> None:
         self.audits: list[tuple[str, str, str]] = []
+
+    def read(self, work: Any, name: str) -> Deferred[Any]:
+        if name not in ACCOUNTS:
+            return succeed(None)
+        role, disabled = ACCOUNTS[name]
+        return succeed((StaffMember(name, role, disabled, 0, None), ""))
 
     def run(self, work: Any, actor: Any, action: str, target: str, *rest: Any) -> Deferred[Any]:
         self.audits.append((actor.name, action, target))
@@ -115,8 +127,10 @@ def nodes(
         run(loop, node.routing.stop())
 
 
-def ask(staff: StaffRouting, name: str, args: Any, role: Role = Role.FLOOR) -> Any:
-    ctx = Context(cast(Any, staff.room), "sam", role, COMMANDS[name])
+def ask(
+    staff: StaffRouting, name: str, args: Any, role: Role = Role.FLOOR, who: str = "sam"
+) -> Any:
+    ctx = Context(cast(Any, staff.room), who, role, COMMANDS[name])
     return staff.route(ctx, args)
 
 
@@ -181,3 +195,21 @@ def test_table_open_never_builds_a_second_table_outside_the_leases(
     with pytest.raises(ProtocolError) as refused:
         ask(staff_a, "table_open", TableOpenArgs("t9", ""))
     assert refused.value.code == "cluster_restart_needed"
+
+
+def test_the_owner_checks_the_account_as_stored_not_the_role_the_message_claims(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """A command carried with a role its staff account does not have (forged on NATS, or the
+    role lowered meanwhile) is `forbidden` at the owner; a disabled or unknown account is
+    `staff_disabled`; nothing is written."""
+    staff_a, _, room_b, table = nodes
+    for who, code in (("sue", "forbidden"), ("dan", "staff_disabled"), ("eve", "staff_disabled")):
+        with pytest.raises(ProtocolError) as refused:
+            run(
+                loop,
+                ask(staff_a, "casino_table_close", CasinoChangeArgs(TABLE, "x"), Role.ADMIN, who),
+            )
+        assert refused.value.code == code, who
+    assert room_b.ledger.audits == [] and not table.closing
