@@ -1,15 +1,17 @@
-"""Cluster fixtures: a migrated PostgreSQL schema, and a `nats-server` of the test's own on a
-free port (docs/design/cluster.md)."""
+"""Cluster fixtures: a migrated PostgreSQL schema, a `nats-server` of the test's own (or the
+module's) on a free port, and a fresh asyncio loop (docs/design/cluster.md)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy.engine import Engine
 
 from pokerroom.ledger import make_engine
-from tests.cluster.natsproc import running_nats
+from tests.cluster.loop import fresh_loop
+from tests.cluster.natsproc import NatsServer, running_nats
 from tests.postgres import fresh_pg_schema
 from tests.serving import migrate
 
@@ -34,3 +36,17 @@ def nats_url() -> Iterator[str]:
     """A `nats-server` of this test's own on a free loopback port; its URL."""
     with running_nats() as server:
         yield server.url
+
+
+@pytest.fixture(scope="module")
+def nats_server() -> Iterator[NatsServer]:
+    """One `nats-server` for the module's tests (a test that restarts it starts its own)."""
+    with running_nats() as server:
+        yield server
+
+
+@pytest.fixture
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    """A fresh asyncio loop per test (the bus's tests drive it: tests/cluster/loop.py)."""
+    with fresh_loop() as new:
+        yield new

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -12,22 +11,8 @@ from twisted.internet.defer import Deferred, succeed
 
 from pokerroom.cluster.bus import CLUSTER_UNAVAILABLE, Bus, decode, encode
 from pokerroom.protocol.errors import ProtocolError
-from tests.cluster.loop import fresh_loop, run, until
-from tests.cluster.natsproc import NatsServer, free_port, require_nats, running_nats
-
-
-@pytest.fixture(scope="module")
-def nats_server() -> Iterator[NatsServer]:
-    """One nats-server for the module's tests (the restart test has its own)."""
-    with running_nats() as server:
-        yield server
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
+from tests.cluster.loop import run, until
+from tests.cluster.natsproc import NatsServer, free_port, require_nats
 
 
 class Ping(msgspec.Struct, frozen=True):

@@ -24,25 +24,11 @@ from pokerroom.cluster.casino_routing import CasinoRouting
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
 from pokerroom.server.casino_desk import CasinoDesk
-from tests.cluster.loop import fresh_loop, run, until
-from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.loop import run, until
+from tests.cluster.natsproc import NatsServer
 from tests.cluster.test_routing import Node, ask, login, make_node, settle
 
 TABLE = "roulette-1"
-
-
-@pytest.fixture(scope="module")
-def nats_server() -> Iterator[NatsServer]:
-    """One nats-server for the module."""
-    with running_nats() as server:
-        yield server
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
 
 
 class StandIn:

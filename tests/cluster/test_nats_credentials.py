@@ -17,19 +17,12 @@ from structlog.testing import capture_logs
 
 from pokerroom.cluster.bus import Bus
 from pokerroom.cluster.config import shown
-from tests.cluster.loop import fresh_loop, run
+from tests.cluster.loop import run
 from tests.cluster.natsproc import NatsServer, require_nats
 from tests.postgres import fresh_pg_schema
 from tests.serving import CLI, ROOM_HEAD, migrate, stop
 
 SECRET = "s3cret-Pa55"
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
 
 
 @pytest.fixture(scope="module")

@@ -33,22 +33,8 @@ from pokerroom.server.accounts import Player
 from pokerroom.server.hub import Hub
 from pokerroom.server.lobby import Lobby
 from pokerroom.table.views import TableListener
-from tests.cluster.loop import fresh_loop, run, until
-from tests.cluster.natsproc import NatsServer, require_nats, running_nats
-
-
-@pytest.fixture(scope="module")
-def nats_server() -> Iterator[NatsServer]:
-    """One nats-server for the module."""
-    with running_nats() as server:
-        yield server
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
+from tests.cluster.loop import run, until
+from tests.cluster.natsproc import NatsServer, require_nats
 
 
 @dataclass

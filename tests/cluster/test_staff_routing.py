@@ -26,25 +26,11 @@ from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.cluster.staff_routing import StaffRouting
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
-from tests.cluster.loop import fresh_loop, run
-from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.loop import run
+from tests.cluster.natsproc import NatsServer
 from tests.cluster.test_routing import Node, make_node, settle
 
 TABLE = "roulette-1"
-
-
-@pytest.fixture(scope="module")
-def nats_server() -> Iterator[NatsServer]:
-    """One nats-server for the module."""
-    with running_nats() as server:
-        yield server
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
 
 
 class CasinoStandIn:

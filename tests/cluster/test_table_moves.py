@@ -16,23 +16,9 @@ from typing import Any, cast
 
 import pytest
 
-from tests.cluster.loop import fresh_loop, run, until
-from tests.cluster.natsproc import NatsServer, running_nats
+from tests.cluster.loop import run, until
+from tests.cluster.natsproc import NatsServer
 from tests.cluster.test_routing import Node, StandIn, ask, login, make_node, settle
-
-
-@pytest.fixture(scope="module")
-def nats_server() -> Iterator[NatsServer]:
-    """One nats-server for the module."""
-    with running_nats() as server:
-        yield server
-
-
-@pytest.fixture
-def loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """A fresh asyncio loop per test."""
-    with fresh_loop() as new:
-        yield new
 
 
 @pytest.fixture
