@@ -106,6 +106,8 @@ class RemoteTourneys:
         prefix = line.tournament_id + "."
         kept = {t: a for t, a in self.audiences.items() if not t.startswith(prefix)}
         self.audiences = kept | {t: set(a) for t, a in line.tables.items()}
+        if before is not None and before.node != line.node:  # a new owner (a failover,
+            self.resync(line.tournament_id)  # a hand-over): what it sent meanwhile, again
         if line.open and (before is None or before.summary != line.summary):
             watchers = list(self.watchers())
             if watchers:
@@ -182,12 +184,15 @@ class RemoteTourneys:
         d = self.bus.request(self.subjects.tourney_cmd(tournament_id), payload, timeout)
         return d.addCallback(decode, Reply)
 
-    def resync(self) -> None:
-        """NATS is back: frames of other nodes' tournament tables may have been lost meanwhile
-        (they carry no numbers); every player connected here gets a fresh snapshot of each such
-        table they have open (the owner's `reconnected`, on their subject)."""
+    def resync(self, tournament_id: str | None = None) -> None:
+        """NATS is back (or a tournament has a new owner): frames of other nodes' tournament
+        tables may have been lost meanwhile (they carry no numbers), and so may a player's
+        action request sent before they logged in here; every player connected here gets a
+        fresh snapshot of each such table (of `tournament_id`, or all) they have open, and the
+        action request if it is their turn (the owner's `reconnected`, on their subject)."""
+        prefix = "" if tournament_id is None else tournament_id + "."
         for table_id, audience in sorted(self.audiences.items()):
-            table = self.table(table_id)
+            table = self.table(table_id) if table_id.startswith(prefix) else None
             if table is None:
                 continue
             for player in sorted(audience):

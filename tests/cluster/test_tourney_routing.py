@@ -7,10 +7,10 @@ reaches the client with the owner's code, message and details unchanged (P-1); a
 registration whose answer was lost, retried on another node, moves money once (P-2); hole cards
 go to their holder's node only, on their own subject, and never in a fan-out (C-15); a player
 logging in again on another node gets their tournament table back (C-14) and the deal a restart
-voided once (T-18), and their table comes back too to a player whose node's NATS connection
-came back; a chat line at A's table from B is posted by A and heard on every node (C-13); and
-the lobby of every node lists A's tournament. A railbird on C watches A's table (counted
-for C-1) and gets its events fanned out.
+voided once (T-18), and their table comes back too to a player whose node's NATS connection came
+back or whose tournament has a new owner; a chat line at A's table from B is posted by A and
+heard on every node (C-13); and the lobby of every node lists A's tournament. A railbird on C
+watches A's table (counted for C-1) and gets its events fanned out.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
 import pytest
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 
-from pokerroom.cluster.bus import decode, unavailable
+from pokerroom.cluster.bus import decode, encode, unavailable
 from pokerroom.cluster.payloads import Fanout, Private
 from pokerroom.cluster.routing import ClusterRouting
 from pokerroom.cluster.tourney_owner import CHANGE_SECONDS, ENDED_SECONDS
@@ -336,6 +337,11 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     for listener in b.routing.bus.on_reconnected:  # NATS back on B: frames may have been lost
         listener()
     assert len(conns["bea"].of("table_snapshot")) == before + 1  # a fresh one from A
+    tourneys = b.routing.tourneys
+    assert tourneys is not None  # the tournament's line from a new owner (a failover)
+    moved = msgspec.structs.replace(tourneys.known[tid], node="z")
+    net.publish(b.routing.subjects.tourney_lobby, encode(moved))
+    assert len(conns["bea"].of("table_snapshot")) == before + 2  # all it sent, again
     answer_of(room, ask(b, "bea", type="chat", table_id=table, text="gl"))  # posted by A
     for player in ("ann", "bea", "cid"):  # its audience on all three nodes hears it
         assert [f["text"] for f in conns[player].of("chat")] == ["gl"]
