@@ -6,13 +6,15 @@ asked on a node that does not run the table is carried to the node that does, on
 `<p>.staff.<kind>.<table>` (kind `table` or `casino`): the owner runs the very command for the
 same staff member and role (its audit row names them), and answers with its result or its
 refusal's stable code, which the staff client gets unchanged. The asking node has already
-checked the role; the owner checks the fields again. No node answering (the table between
-owners, NATS away) is `cluster_unavailable`. In a cluster `table_open` never builds a table
-outside the leases (an unfenced second actor would void the owner's hand and write beside it):
-a configured table is opened by the node that takes its lease (the owner answers `no_change`),
-one added to room.toml since the nodes started is `cluster_restart_needed`. `table_list` and
-`casino_table_list` are answered with this node's tables and each other table's line as its
-owner tells it (`unavailable` when no node answers for it).
+checked the role; the owner checks the fields again, and runs a command only on a table it
+runs at that moment (one carried just as the table moved on is `cluster_unavailable`). No node
+answering (the table between owners, NATS away) is `cluster_unavailable`. In a cluster
+`table_open` never builds a table outside the leases (an unfenced second actor would void the
+owner's hand and write beside it): a configured table is opened by the node that takes its
+lease (the owner answers `no_change`), one added to room.toml since the nodes started is
+`cluster_restart_needed`. `table_list` and `casino_table_list` are answered with this node's
+tables and each other table's line as its owner tells it (`unavailable` when no node answers
+for it).
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ class StaffRouting:
             member = found[0] if found is not None and not found[0].disabled else None
             role = check_role(member.role if member else None, cmd.role, f"{cmd.name} ")
             args = cmd.parse_args(asked.fields)
+            self._check_runs_here(asked)
             return cmd.run(Context(self.room, asked.staff, min(role, Role(asked.role)), cmd), args)
 
         def done(result: Any) -> bytes:
@@ -157,6 +160,27 @@ class StaffRouting:
 
         account: Deferred[Any] = self.room.ledger.read(find_staff, asked.staff)
         return account.addCallback(run).addCallbacks(done, refused)
+
+    def _check_runs_here(self, asked: StaffCommand) -> None:
+        """A per-table command is run only by the node running the table now: one that came
+        in just as the table moved on (its lease lost while the account was read, or before
+        the subscription stopped) is `cluster_unavailable`; run here, `table_open` would build
+        an unfenced second actor of a table another node runs (its start voids that node's
+        hand, C-12) and the others would answer `unknown_table`."""
+        kind = KINDS.get(asked.name)
+        if kind is None:
+            return
+        table_id = asked.fields.get("table_id")
+        here = (
+            isinstance(table_id, str)
+            and table_id in set(self.configured(kind))
+            and not self.elsewhere(kind, table_id)
+        )
+        if not here:
+            raise ProtocolError(
+                errors.CLUSTER_UNAVAILABLE,
+                f"table {errors.excerpt(str(table_id))} is not run on this node now",
+            )
 
     # -- the asking side ----------------------------------------------------------------------
     def route(self, ctx: Context, args: Any) -> Deferred[Any] | None:

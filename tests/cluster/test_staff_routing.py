@@ -199,3 +199,32 @@ def test_the_owner_checks_the_account_as_stored_not_the_role_the_message_claims(
             )
         assert refused.value.code == code, who
     assert room_b.ledger.audits == [] and not table.closing
+
+
+def test_a_command_carried_as_the_table_moves_on_is_not_run_by_the_old_owner(
+    loop: asyncio.AbstractEventLoop,
+    nodes: tuple[StaffRouting, StaffRouting, Room, CasinoStandIn],
+) -> None:
+    """B still answers for t3 (its lease just lost: the account read was under way, or the
+    subscription not stopped yet) but runs it no more: a carried `table_open` is
+    `cluster_unavailable` there, never an unfenced second actor of a table the next owner runs
+    (its start would void that owner's hand, C-12); `table_pause` too (not `unknown_table`);
+    nothing is audited."""
+    staff_a, staff_b, room_b, _ = nodes
+    staff_b.took("table:t3")  # serving, while B's tables no longer hold t3
+    settle_bus(loop, staff_b)
+    for name, args in (
+        ("table_open", TableOpenArgs("t3", "")),
+        ("table_pause", TableChangeArgs("t3", "")),
+    ):
+        with pytest.raises(ProtocolError) as refused:
+            run(loop, ask(staff_a, name, args))
+        assert refused.value.code == errors.CLUSTER_UNAVAILABLE, name
+    assert room_b.ledger.audits == []
+
+
+def settle_bus(loop: asyncio.AbstractEventLoop, staff: StaffRouting) -> None:
+    """The subscriptions `staff` made are on the server."""
+    for d in staff.served.values():
+        run(loop, d)
+    run(loop, staff.bus.flush())
