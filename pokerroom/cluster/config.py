@@ -10,9 +10,13 @@ def shown(url: str) -> str:
     """A NATS URL as logs and errors show it: its user, password or token replaced by `***`
     (`nats://***@host:4222`), so credentials never reach a log line (docs/OPERATIONS.md)."""
     scheme, sep, rest = url.partition("://")
-    if not sep or "@" not in rest.split("/", 1)[0]:
+    if not sep:  # no scheme (a mistyped --cluster): its login is hidden all the same
+        scheme, rest = "", url
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
         return url
-    return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    host = authority.rpartition("@")[2]  # a password may hold an `@` itself
+    return f"{scheme}{sep}***@{host}{slash}{path}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,8 @@ def with_login(server: NatsServer, password: str = SECRET) -> str:
         ("tls://T0KEN@nats.example:4222", "tls://***@nats.example:4222"),
         ("nats://10.0.0.5:4222", "nats://10.0.0.5:4222"),
         ("nats://h:4222/path@x", "nats://h:4222/path@x"),  # an @ past the host is no login
+        ("nats://room:p@ss@h:4222", "nats://***@h:4222"),  # an @ in the password
+        ("room:pw@10.0.0.5:4222", "***@10.0.0.5:4222"),  # no scheme: refused, shown so
     ],
 )
 def test_a_url_is_shown_without_its_credentials(url: str, seen: str) -> None:
