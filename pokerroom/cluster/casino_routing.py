@@ -46,6 +46,9 @@ TIMEOUTS = {"casino_confirm": 30.0, "casino_decide": 30.0}
 DEFAULT_SECONDS = 5.0
 VIEW_SECONDS = 2.0
 UNAVAILABLE = "unavailable"
+#: The owner's answer for a table it no longer runs (its subscription outlived the lease a
+#: moment): run here, the desk would carry the request to the subject this node still serves.
+NOT_HERE = "this casino table is not run on this node now"
 _JOINING = frozenset({"casino_join", "casino_observe"})
 
 
@@ -71,6 +74,11 @@ class Desk(Protocol):
     @property
     def specs(self) -> Mapping[str, tuple[CasinoTableConfig, Mapping[str, Any]]]:
         """Every casino table of the room: id -> (config, its game's settings)."""
+        ...
+
+    @property
+    def tables(self) -> Mapping[str, object]:
+        """The casino tables this node runs now."""
         ...
 
     def run(self, player: str, name: str, args: dict[str, Any]) -> Any:
@@ -131,6 +139,9 @@ class CasinoRouting:
 
     def _respond(self, table_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
+        if table_id not in self.desk.tables:  # moved on just now: never carried on from here
+            reply = Reply(ok=False, code=errors.CLUSTER_UNAVAILABLE, message=NOT_HERE)
+            return succeed(encode(reply))
         args = dict(cmd.args)
         at, key = float(args.pop("at", 0.0)), (table_id, cmd.player)
         op = cmd.op

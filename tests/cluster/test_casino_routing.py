@@ -133,6 +133,31 @@ def test_a_casino_table_nobody_serves_answers_cluster_unavailable(
     assert refused.value.code == errors.CLUSTER_UNAVAILABLE
 
 
+def test_an_owner_that_no_longer_runs_the_table_answers_and_never_carries_on(
+    loop: asyncio.AbstractEventLoop, nodes: tuple[CasinoNode, CasinoNode]
+) -> None:
+    """B stopped the table (its lease lost) but still answers its subject a moment: a request
+    from A is `cluster_unavailable` from B itself, which does not carry it on (its desk would
+    send it to the subject B still serves: a request to itself, again and again, until the
+    subscription stops)."""
+    a, b = nodes
+    login(a.node, "alice")
+    del b.desk.tables[TABLE]  # stopped here; b.routing still serves casino:roulette-1
+    carried: list[str] = []
+    handle = b.routing.handle
+
+    def counted(player: str, table_id: str, name: str, args: dict[str, Any]) -> Any:
+        carried.append(name)
+        return handle(player, table_id, name, args)
+
+    b.routing.handle = counted  # type: ignore[method-assign]
+    with pytest.raises(ProtocolError) as refused:
+        ask(loop, a.node, "alice", type="casino_join", table_id=TABLE)
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+    assert "not run on this node" in refused.value.message
+    assert carried == []
+
+
 def test_a_drop_told_by_a_replaced_session_does_not_undo_a_newer_join(
     loop: asyncio.AbstractEventLoop,
     nats_server: NatsServer,
