@@ -108,11 +108,38 @@ class RemoteTourneys:
         self.audiences = kept | {t: set(a) for t, a in line.tables.items()}
         if before is not None and before.node != line.node:  # a new owner (a failover,
             self.resync(line.tournament_id)  # a hand-over): what it sent meanwhile, again
+            self._rewatch(before, line)
         if line.open and (before is None or before.summary != line.summary):
             watchers = list(self.watchers())
             if watchers:
                 update = TournamentLobbyUpdate(tournament=_summary(line))
                 self.hub.send_all(watchers, update)
+
+    def _rewatch(self, before: TourneyLine, line: TourneyLine) -> None:
+        """A new owner does not know who watched its tables (observers live in memory, T-18):
+        the railbirds connected here (not players of the tournament) watch again each table
+        still open that they watched, and get its snapshot."""
+        for table_id, audience in sorted(before.tables.items()):
+            now = line.tables.get(table_id)
+            if now is None:
+                continue
+            table = RemoteTourneyTable(self, line.tournament_id, table_id)
+            for player in sorted(set(audience) - set(now) - set(line.players)):
+                if self.hub.session_of(player) is None:
+                    continue
+
+                def failed(
+                    failure: Failure, player: str = player, table_id: str = table_id
+                ) -> None:
+                    log.warning(
+                        "rewatch_failed",
+                        table_id=table_id,
+                        player_id=player,
+                        error=str(failure.value),
+                    )
+
+                back = table.observe(player).addCallback(_then_snapshot, table, player)
+                back.addErrback(failed)
 
     def _fresh(self, tournament_id: str) -> TourneyLine | None:
         line = self.known.get(tournament_id)
@@ -282,6 +309,11 @@ class RemoteTourneyTable:
             log.warning("remote_notice_failed", table_id=self.table_id, error=str(failure.value))
 
         self._call("disconnected", player_id).addErrback(failed)
+
+
+def _then_snapshot(_: object, table: RemoteTourneyTable, player: str) -> Deferred[Any]:
+    """Once watching again: the table's snapshot to the player (C-14)."""
+    return table.reconnected(player)
 
 
 def _summary(line: TourneyLine) -> TournamentSummary:

@@ -331,17 +331,23 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     assert c.lobby.open_tables("dan") == [table]  # counted for C-1, by A's answer
     room.advance(5, actor)
     assert dan.of("player_acted")  # the table's events fanned out to C
-    answer_of(room, ask(c, "dan", type="unobserve", table_id=table))
-    assert c.lobby.open_tables("dan") == []
     before = len(conns["bea"].of("table_snapshot"))
     for listener in b.routing.bus.on_reconnected:  # NATS back on B: frames may have been lost
         listener()
     assert len(conns["bea"].of("table_snapshot")) == before + 1  # a fresh one from A
     tourneys = b.routing.tourneys
     assert tourneys is not None  # the tournament's line from a new owner (a failover)
-    moved = msgspec.structs.replace(tourneys.known[tid], node="z")
+    last = tourneys.known[tid]
+    tables = {t: [p for p in who if p != "dan"] for t, who in last.tables.items()}
+    moved = msgspec.structs.replace(last, node="z", tables=tables)  # it knows no railbird
+    (owned,) = actor.floor.tables.values()
+    owned.observers.discard("dan")
+    seen = len(dan.of("table_snapshot"))
     net.publish(b.routing.subjects.tourney_lobby, encode(moved))
     assert len(conns["bea"].of("table_snapshot")) == before + 2  # all it sent, again
+    assert "dan" in owned.observers and len(dan.of("table_snapshot")) == seen + 1  # rewatched
+    answer_of(room, ask(c, "dan", type="unobserve", table_id=table))
+    assert c.lobby.open_tables("dan") == []
     answer_of(room, ask(b, "bea", type="chat", table_id=table, text="gl"))  # posted by A
     for player in ("ann", "bea", "cid"):  # its audience on all three nodes hears it
         assert [f["text"] for f in conns[player].of("chat")] == ["gl"]
