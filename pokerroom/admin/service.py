@@ -154,14 +154,18 @@ class AdminService:
                 stand_up(actor, player)
 
     def reload_bans(self) -> Deferred[None]:
-        """Cluster mode, NATS back after an outage: read the bans in force and apply what
-        changed meanwhile on other nodes (new bans enforced, lifted ones lifted; not told)."""
+        """Cluster mode, NATS back after an outage and every `staff_reload_seconds`: read the
+        bans in force and apply what changed meanwhile on other nodes (new bans enforced,
+        lifted ones lifted; not told). A player banned or lifted here while the read ran keeps
+        that: the read may predate it."""
+        before = set(self.banned)
 
         def apply(found: set[str]) -> None:
-            for player in sorted(found - self.banned):
+            moved = before ^ self.banned  # changed here since the read began: newer than it
+            for player in sorted(found - self.banned - moved):
                 for standing in self.enforce_ban(player, tell=False):
                     standing.addErrback(lambda f: log.warning("stand_up_failed", error=str(f)))
-            for player in sorted(self.banned - found):
+            for player in sorted(self.banned - found - moved):
                 self.lift_ban(player, tell=False)
 
         return self.ledger.read(store.active_bans).addCallback(apply)

@@ -4,8 +4,10 @@ lock-out and its end, the login deadline, and bans and table holds that survive 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any, cast
 
 import pytest
+from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from pokerroom.admin.roles import Role
@@ -113,3 +115,23 @@ def test_reload_bans_applies_what_another_node_banned_and_lifted_meanwhile(room:
     assert staff.call("player_unban", player="zoe", reason="appeal")["type"] == "ok"
     room.reactor.wait(here.reload_bans())
     assert here.banned == set() and told == []
+
+
+def test_reload_bans_keeps_a_ban_made_here_while_it_read(room: Room) -> None:
+    """The periodic reload read the bans before a ban made here was stored: applying that
+    older read lifts nothing made since (zoe stays banned here), nor bans again a lift made
+    since (max stays lifted)."""
+    here = admin_service(room)
+    here.enforce_ban("max", tell=False)
+    read: Deferred[set[str]] = Deferred()
+    real = here.ledger
+    here.ledger = cast(Any, type("Held", (), {"read": lambda self, work: read})())
+    try:
+        reloaded = here.reload_bans()
+        here.enforce_ban("zoe", tell=False)  # staff banned her here while the read ran
+        here.lift_ban("max", tell=False)
+        read.callback({"max"})  # what the read saw: max banned, zoe not yet
+    finally:
+        here.ledger = real
+    assert reloaded.called
+    assert here.banned == {"zoe"}
