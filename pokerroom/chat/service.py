@@ -116,6 +116,9 @@ class ChatService:
         )
         self.refused: Counter[str] = Counter()  # refused lines by code: counted, never stored
         self._mutes: dict[str, list[Mute]] = {}
+        #: Bumped by each mute made or lifted here: a load whose read began before one is
+        #: older than what is in memory, and reads again (cluster mode reloads every 30 s).
+        self._version = 0
         #: Cluster mode: called after a mute is stored or lifted here, so that the other nodes
         #: read the mutes again (docs/design/cluster.md).
         self.changed: Callable[[], None] | None = None
@@ -127,13 +130,18 @@ class ChatService:
         return int(self.clock.seconds() * 1000)
 
     def load(self) -> Deferred[None]:
-        """Read the active mutes from the database (at start-up)."""
+        """Read the active mutes from the database (at start-up; in cluster mode again when
+        another node rings and every `staff_reload_seconds`)."""
+        version = self._version
         d = self.ledger.read(_active_mutes, self.now_ms())
 
-        def keep(mutes: list[Mute]) -> None:
+        def keep(mutes: list[Mute]) -> Deferred[None] | None:
+            if self._version != version:  # a mute made or lifted here since the read began
+                return self.load()
             self._mutes.clear()
             for mute in mutes:
                 self._mutes.setdefault(mute.player, []).append(mute)
+            return None
 
         return d.addCallback(keep)
 
@@ -223,6 +231,7 @@ class ChatService:
         def keep(mute_id: int) -> Mute:
             mute = Mute(mute_id, player, table_id, until)
             self._mutes.setdefault(player, []).append(mute)
+            self._version += 1
             log.info("chat_muted", player_id=player, table_id=table_id, by=by, until_ms=until)
             self._changed()
             return mute
@@ -232,11 +241,13 @@ class ChatService:
     def remember(self, mute: Mute) -> None:
         """Apply a mute stored elsewhere (by staff, in the transaction of its audit row)."""
         self._mutes.setdefault(mute.player, []).append(mute)
+        self._version += 1
         self._changed()
 
     def forget(self, player: str, table_id: str | None) -> None:
         """Stop applying mutes lifted elsewhere: the player's at `table_id` (None: global)."""
         self._mutes[player] = [m for m in self._mutes.get(player, []) if m.table_id != table_id]
+        self._version += 1
         self._changed()
 
     def unmute(self, player: str, table_id: str | None = None) -> Deferred[int]:
@@ -245,9 +256,14 @@ class ChatService:
         if not lifted:
             return succeed(0)
         self._mutes[player] = [m for m in self._mutes[player] if m not in lifted]
-        d = self.ledger.write_log(_lift_mutes, [m.id for m in lifted], self.now_ms())
+        self._version += 1
+        ids = [m.id for m in lifted]
+        d = self.ledger.write_log(_lift_mutes, ids, self.now_ms())
 
         def lifted_now(_: object) -> int:
+            # a load that read them before this write must not have put them back
+            self._mutes[player] = [m for m in self._mutes.get(player, []) if m.id not in ids]
+            self._version += 1
             self._changed()
             return len(lifted)
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from twisted.internet.defer import Deferred, succeed
 from twisted.internet.task import Clock
 
 from pokerroom.chat import ChatRules, ChatService, chat_log
 from pokerroom.chat.filters import first_problem
+from pokerroom.chat.service import Mute
 from pokerroom.ledger import LedgerService
 from pokerroom.protocol import errors
 from pokerroom.protocol.errors import ProtocolError
@@ -196,3 +198,21 @@ def test_word_list_comes_from_config() -> None:
     )
     with pytest.raises(ValueError):
         ChatRules.from_mapping({"rate_line": 3})
+
+
+def test_c13_a_load_whose_read_predates_a_mute_made_here_reads_again(
+    reactor: QueueReactor, clock: Clock, ledger: LedgerService
+) -> None:
+    """Cluster mode reloads the mutes (another node's bell, every `staff_reload_seconds`): a
+    read that began before staff muted alice here is older than memory, so it is read again
+    (what the database says now) and alice stays muted; applied as it was, it dropped her mute
+    until the next reload."""
+    chat = ChatService(clock, ledger, ChatRules())
+    first: Deferred[list[Mute]] = Deferred()
+    reads = [first, succeed([Mute(7, "alice", None, None)])]
+    chat.ledger = cast(Any, type("Held", (), {"read": lambda self, *a: reads.pop(0)})())
+    loading = chat.load()
+    chat.remember(Mute(7, "alice", None, None))  # staff muted her here while the read ran
+    first.callback([])  # what the read saw: no mute yet
+    assert loading.called and reads == []
+    assert chat.mute_of("alice", T) is not None
