@@ -6,8 +6,11 @@ run on the reactor's own loop and thread, and every call returns a Twisted `Defe
 functions called on that thread. The client reconnects by itself (for ever, `reconnect_seconds`
 apart); each disconnect and reconnect is logged. A request or publish while NATS is away fails at
 once with `ProtocolError("cluster_unavailable")` (never a traceback to a client), and so does a
-request nobody answers (`no responders`, or no answer within its timeout). Payloads are msgspec
-msgpack (docs/design/cluster.md, "Routing over NATS").
+request nobody answers (`no responders`, or no answer within its timeout). A responder that
+fails (a payload it cannot decode, a bug) is logged and answered at once with a `Reply` of code
+`cluster_unavailable`, as if no answer had come, instead of leaving the asker to its timeout (up
+to 600 s for a staff `table_close`). Payloads are msgspec msgpack (docs/design/cluster.md,
+"Routing over NATS").
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from twisted.internet.defer import Deferred, maybeDeferred
 from twisted.python.failure import Failure
 
 from pokerroom.cluster.config import shown
+from pokerroom.cluster.payloads import Reply
 from pokerroom.protocol.errors import CLUSTER_UNAVAILABLE, ProtocolError
 
 log = structlog.get_logger("pokerroom.cluster.bus")
@@ -50,6 +54,10 @@ __all__ = ["CLUSTER_UNAVAILABLE", "Bus", "decode", "encode", "shown", "unavailab
 Responder = Callable[[bytes], "bytes | Deferred[bytes]"]
 
 _ENCODER = msgspec.msgpack.Encoder()
+#: What a failing responder answers: every request on the bus is answered with a `Reply`.
+FAILED = _ENCODER.encode(
+    Reply(ok=False, code=CLUSTER_UNAVAILABLE, message="the server running it failed to answer")
+)
 
 
 def encode(value: Any) -> bytes:
@@ -239,7 +247,9 @@ class Bus:
 
     def serve(self, subject: str, responder: Responder) -> Deferred[Subscription]:
         """Answer each request on `subject` with what `responder(payload)` gives (at once or
-        as a Deferred); a failing responder is logged and the request left to time out."""
+        as a Deferred); a failing responder is logged and answered `FAILED` (the asker's
+        `cluster_unavailable` at once: whether anything was done is not known, as after a
+        timeout)."""
 
         def on_request(payload: bytes, reply: str | None) -> None:
             if reply is None:
@@ -250,6 +260,7 @@ class Bus:
 
             def failed(failure: Failure) -> None:
                 self.log.error("responder_failed", subject=subject, error=repr(failure.value))
+                self.publish_quietly(reply, FAILED)
 
             maybeDeferred(responder, payload).addCallbacks(answer, failed)
 

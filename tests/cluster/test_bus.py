@@ -10,6 +10,7 @@ import pytest
 from twisted.internet.defer import Deferred, succeed
 
 from pokerroom.cluster.bus import CLUSTER_UNAVAILABLE, Bus, decode, encode
+from pokerroom.cluster.payloads import Reply
 from pokerroom.protocol.errors import ProtocolError
 from tests.cluster.loop import run, until
 from tests.cluster.natsproc import NatsServer, free_port, require_nats
@@ -86,6 +87,33 @@ def test_a_request_not_answered_in_time_fails_cluster_unavailable(
     with pytest.raises(ProtocolError) as caught:
         run(loop, a.request("t.silent", b"x", timeout=0.2))
     assert caught.value.code == CLUSTER_UNAVAILABLE
+    run(loop, a.close())
+    run(loop, b.close())
+
+
+def test_a_failing_responder_is_answered_at_once_not_left_to_the_timeout(
+    loop: asyncio.AbstractEventLoop, nats_server: NatsServer
+) -> None:
+    """A responder that raises (a payload it cannot decode: a forged or newer message) or whose
+    Deferred fails is answered a `Reply` of `cluster_unavailable` at once (the asker's outcome
+    as after a timeout, without waiting it out: up to 600 s for a staff `table_close`), and
+    the subscription answers the next request."""
+    a, b = connected(loop, nats_server.url, "a"), connected(loop, nats_server.url, "b")
+
+    def respond(data: bytes) -> bytes | Deferred[bytes]:
+        if data == b"later":
+            failed: Deferred[bytes] = Deferred()
+            failed.errback(ValueError("a bug"))
+            return failed
+        return encode(Reply(ok=True, result=decode(data, Ping).n))
+
+    run(loop, b.serve("t.fails", respond))
+    run(loop, b.flush())
+    for bad in (b"\xc1", b"later"):  # not msgpack; a failed Deferred
+        answer = decode(run(loop, a.request("t.fails", bad, timeout=3)), Reply)
+        assert (answer.ok, answer.code) == (False, CLUSTER_UNAVAILABLE)
+    good = decode(run(loop, a.request("t.fails", encode(Ping(7, "x")), timeout=3)), Reply)
+    assert good.ok and good.result == 7
     run(loop, a.close())
     run(loop, b.close())
 
