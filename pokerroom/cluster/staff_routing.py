@@ -15,6 +15,16 @@ lease (the owner answers `no_change`), one added to room.toml since the nodes st
 `cluster_restart_needed`. `table_list` and `casino_table_list` are answered with this node's
 tables and each other table's line as its owner tells it (`unavailable` when no node answers
 for it).
+
+A staff command on a running tournament (those that need its actor: `tournament_show`,
+`tournament_sitouts`, `tournament_delay`, `tournament_pause`, `tournament_resume`,
+`tournament_add_time`, `tournament_cancel`, `tournament_move`, `tournament_chips`,
+`tournament_disqualify`, `tournament_prizes`, `tournament_outage`) asked on a node that does
+not run it is carried the same way, kind `tournament`, to the holder of the lease
+`tournament:<id>`: when the tournament is stored live (registering, running, interrupted) and
+not in this node's scheduler; one stored otherwise (finished, cancelled, unknown) runs here as
+on one node, from the database. The owner runs it only while the tournament is in its
+scheduler's `actors`. `tournament_show` no node answers for is this node's stored view.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ from pokerroom.admin.commands import COMMANDS
 from pokerroom.admin.context import AdminRoom, Context
 from pokerroom.admin.roles import Role, check_role
 from pokerroom.admin.staff import StaffMember, find_staff
+from pokerroom.admin.tournament_views import decision_of
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.casino_routing import refusal
 from pokerroom.cluster.payloads import Reply
@@ -53,7 +64,24 @@ KINDS = {
     "casino_table_close": "casino",
     "casino_table_open": "casino",
     "casino_round_void": "casino",
+    # the commands on a running tournament (its actor): run by the holder of `tournament:<id>`
+    "tournament_show": "tournament",
+    "tournament_sitouts": "tournament",
+    "tournament_delay": "tournament",
+    "tournament_pause": "tournament",
+    "tournament_resume": "tournament",
+    "tournament_add_time": "tournament",
+    "tournament_cancel": "tournament",
+    "tournament_move": "tournament",
+    "tournament_chips": "tournament",
+    "tournament_disqualify": "tournament",
+    "tournament_prizes": "tournament",
+    "tournament_outage": "tournament",
 }
+#: The field naming the table or tournament a command acts on, by kind.
+ID_FIELDS = {"table": "table_id", "casino": "table_id", "tournament": "tournament_id"}
+#: The stored statuses of a tournament some node runs (`recovery.live_ids`).
+LIVE = frozenset({"registering", "running", "interrupted"})
 #: The lists completed with the other nodes' tables: the kind, and the command carried to
 #: each table's owner for its line.
 LISTS = {
@@ -65,7 +93,18 @@ CARRIED_LISTS = frozenset({"casino_table_list"})
 UNAVAILABLE_FIELD = {"table": "state", "casino": "phase"}
 #: How long the asking node waits: a close or kick is answered once the hand ended and the
 #: seats are cashed out (as a player's `leave`).
-TIMEOUTS = {"table_close": 600.0, "table_kick": 600.0, "casino_round_void": 60.0}
+TIMEOUTS = {
+    "table_close": 600.0,
+    "table_kick": 600.0,
+    "casino_round_void": 60.0,
+    # answered at the player's table's hand boundary (T-10), once stored
+    "tournament_move": 600.0,
+    "tournament_chips": 600.0,
+    "tournament_disqualify": 600.0,
+    "tournament_cancel": 60.0,
+    "tournament_prizes": 60.0,
+    "tournament_outage": 60.0,
+}
 DEFAULT_SECONDS = 30.0
 
 
@@ -116,9 +155,9 @@ class StaffRouting:
 
     # -- the owner's side ---------------------------------------------------------------------
     def took(self, resource: str) -> None:
-        """The node runs `table:<id>` or `casino:<id>` now (its `on_take`)."""
+        """The node runs `table:<id>`, `casino:<id>` or `tournament:<id>` now (its `on_take`)."""
         kind, _, table_id = resource.partition(":")
-        if kind in ("table", "casino") and resource not in self.served:
+        if kind in ID_FIELDS and resource not in self.served:
             subject = staff_subject(self.subjects, kind, table_id)
             d = self.bus.serve(subject, self._respond)
             d.addErrback(lambda f: log.error("staff_serve_failed", resource=resource, error=str(f)))
@@ -156,7 +195,9 @@ class StaffRouting:
             return encode(Reply(ok=True, result=result))
 
         def refused(failure: Failure) -> bytes:
-            return encode(refusal(failure.value, asked.fields.get("table_id", ""), asked.name))
+            kind = KINDS.get(asked.name, "table")
+            target = asked.fields.get(ID_FIELDS[kind], "")
+            return encode(refusal(failure.value, str(target), asked.name))
 
         account: Deferred[Any] = self.room.ledger.read(find_staff, asked.staff)
         return account.addCallback(run).addCallbacks(done, refused)
@@ -169,6 +210,15 @@ class StaffRouting:
         hand, C-12) and the others would answer `unknown_table`."""
         kind = KINDS.get(asked.name)
         if kind is None:
+            return
+        if kind == "tournament":  # a tournament's: while its actor runs here (its lease held)
+            tid = asked.fields.get("tournament_id")
+            scheduler = self.room.tournaments
+            if not isinstance(tid, str) or scheduler is None or tid not in scheduler.actors:
+                raise ProtocolError(
+                    errors.CLUSTER_UNAVAILABLE,
+                    f"tournament {errors.excerpt(str(tid))} is not run on this node now",
+                )
             return
         table_id = asked.fields.get("table_id")
         here = (
@@ -190,6 +240,8 @@ class StaffRouting:
         if listing is not None:
             return self._listed(ctx, args, *listing)
         kind = KINDS.get(ctx.command.name)
+        if kind == "tournament":
+            return self._tournament(ctx, args)
         table_id = getattr(args, "table_id", None)
         if ctx.command.name == "table_open" and table_id not in set(self.configured("table")):
             raise ProtocolError(
@@ -200,6 +252,35 @@ class StaffRouting:
         if kind is None or not isinstance(table_id, str) or not self.elsewhere(kind, table_id):
             return None
         return self._carry(ctx, kind, table_id, ctx.command.name, sent_fields(args))
+
+    def _tournament(self, ctx: Context, args: Any) -> Deferred[Any] | None:
+        """A command on a tournament: None (it runs here) when this node runs the tournament;
+        else, stored live, carried to the holder of `tournament:<id>`
+        (`cluster_unavailable` when none answers; `tournament_show` then shows the stored
+        tournament, as it does for one not in memory); stored otherwise or not at all, run here
+        (it needs no actor, or is refused as on one node)."""
+        tid = args.tournament_id
+        scheduler = self.room.tournaments
+        if scheduler is None or tid in scheduler.actors:
+            return None
+
+        def stored(found: tuple[str, str] | None) -> Any:
+            if found is None or found[0] not in LIVE:
+                return ctx.command.run(ctx, args)
+            carried = self._carry(ctx, "tournament", tid, ctx.command.name, sent_fields(args))
+            if ctx.command.name == "tournament_show":
+                carried.addErrback(self._unanswered_show, ctx, args)
+            return carried
+
+        found: Deferred[tuple[str, str] | None] = ctx.read(decision_of, tid)
+        return found.addCallback(stored)
+
+    def _unanswered_show(self, failure: Failure, ctx: Context, args: Any) -> Any:
+        """`tournament_show` no node answered for: the stored tournament, as this node has it."""
+        failure.trap(ProtocolError)
+        if getattr(failure.value, "code", None) != errors.CLUSTER_UNAVAILABLE:
+            return failure
+        return ctx.command.run(ctx, args)
 
     def _listed(self, ctx: Context, args: Any, kind: str, asked: str) -> Deferred[Any] | None:
         """`table_list` or `casino_table_list`: this node's lines, and each table another node

@@ -14,6 +14,7 @@ from typing import Any, cast
 import pytest
 from twisted.internet.defer import Deferred, succeed
 
+import pokerroom.admin.handlers  # noqa: F401  (every command registered, as in the room)
 from pokerroom.admin.audit import Audited
 from pokerroom.admin.casino_handlers import CasinoChangeArgs
 from pokerroom.admin.commands import COMMANDS, NoArgs
@@ -22,6 +23,8 @@ from pokerroom.admin.ops_handlers import TableOpenArgs
 from pokerroom.admin.roles import Role
 from pokerroom.admin.staff import StaffMember
 from pokerroom.admin.table_handlers import TableChangeArgs
+from pokerroom.admin.tournament_args import TournamentArgs, TournamentChangeArgs
+from pokerroom.admin.tournament_views import decision_of
 from pokerroom.casino.table_config import CasinoTableConfig
 from pokerroom.cluster.staff_routing import StaffRouting
 from pokerroom.protocol import errors
@@ -29,6 +32,7 @@ from pokerroom.protocol.errors import ProtocolError
 from tests.cluster.loop import run
 from tests.cluster.natsproc import NatsServer
 from tests.cluster.test_routing import Node, make_node, settle
+from tournaments.director.errors import DirectorError
 
 TABLE = "roulette-1"
 
@@ -49,8 +53,15 @@ class CasinoStandIn:
         self.closing, self.closed_reason = True, reason
 
 
-#: The staff accounts as stored: sam is floor, sue support, dan disabled.
-ACCOUNTS = {"sam": (Role.FLOOR, False), "sue": (Role.SUPPORT, False), "dan": (Role.ADMIN, True)}
+#: The staff accounts as stored: sam is floor, sue support, dan disabled, dora director.
+ACCOUNTS = {
+    "sam": (Role.FLOOR, False),
+    "sue": (Role.SUPPORT, False),
+    "dan": (Role.ADMIN, True),
+    "dora": (Role.DIRECTOR, False),
+}
+#: The tournaments as stored: (status, the start-up's decision).
+STORED = {"mtt-1": ("running", ""), "mtt-2": ("running", ""), "old-1": ("finished", "")}
 
 
 class Ledger:
@@ -61,6 +72,8 @@ class Ledger:
         self.audits: list[tuple[str, str, str]] = []
 
     def read(self, work: Any, name: str) -> Deferred[Any]:
+        if work is decision_of:
+            return succeed(STORED.get(name))
         if name not in ACCOUNTS:
             return succeed(None)
         role, disabled = ACCOUNTS[name]
@@ -79,6 +92,7 @@ class Room:
         self.lobby = node.lobby
         self.ledger = Ledger()
         self.table_states: dict[str, str] = {}
+        self.tournaments: Any = None
 
 
 CONFIGURED = {"casino": [TABLE, "baccarat-1"], "table": ["t3"]}
@@ -228,3 +242,162 @@ def settle_bus(loop: asyncio.AbstractEventLoop, staff: StaffRouting) -> None:
     for d in staff.served.values():
         run(loop, d)
     run(loop, staff.bus.flush())
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+class TourneyStaff:
+    """A tournament actor's staff actions as the handlers use them: the audit row written
+    with the change (who, with which role); a second pause is the director's `no_change`."""
+
+    def __init__(self) -> None:
+        self.paused = False
+        self.audits: list[tuple[str, str, str, str]] = []
+
+    def _write(self, audit: Any, paused: bool) -> Deferred[dict[str, Any]]:
+        if self.paused == paused:
+            raise DirectorError("no_change", f"the tournament is {'' if paused else 'not '}paused")
+        self.paused = paused
+        audit.audit_id = len(self.audits) + 1
+        self.audits.append((audit.actor.name, audit.actor.role, audit.action, audit.target))
+        return succeed({"level": 3, "level_ms_left": 60_000, "paused": paused})
+
+    def pause_play(self, audit: Any) -> Deferred[dict[str, Any]]:
+        return self._write(audit, True)
+
+    def resume_play(self, audit: Any) -> Deferred[dict[str, Any]]:
+        return self._write(audit, False)
+
+
+class TourneyStandIn:
+    """A running tournament's actor, as far as the staff commands carried here use it."""
+
+    def __init__(self, tid: str) -> None:
+        self.tid, self.status, self.staff = tid, "running", TourneyStaff()
+
+
+class Scheduler:
+    """A room's tournament scheduler: the actors this node runs now."""
+
+    def __init__(self, *actors: TourneyStandIn) -> None:
+        self.actors = {actor.tid: actor for actor in actors}
+        self.finished: dict[str, TourneyStandIn] = {}
+
+
+@pytest.fixture
+def tourney_nodes(
+    loop: asyncio.AbstractEventLoop, nats_server: NatsServer
+) -> Iterator[tuple[StaffRouting, StaffRouting, TourneyStandIn]]:
+    """Node a runs (holds the lease of) tournament mtt-1; node b runs none; mtt-2 is stored
+    running and served by no node (between owners)."""
+    a, b = (make_node(loop, nats_server.url, name, owns=[]) for name in ("a", "b"))
+    actor = TourneyStandIn("mtt-1")
+    staff_a, room_a = staff_node(a, runs=set())
+    staff_b, room_b = staff_node(b, runs=set())
+    room_a.tournaments, room_b.tournaments = Scheduler(actor), Scheduler()
+    staff_a.took("tournament:mtt-1")
+    settle_bus(loop, staff_a)
+    settle(loop, a, b)
+    yield staff_a, staff_b, actor
+    for staff, node in ((staff_a, a), (staff_b, b)):
+        staff.stop()
+        run(loop, node.routing.stop())
+
+
+def test_a_director_on_b_pauses_and_resumes_a_tournament_a_runs(
+    loop: asyncio.AbstractEventLoop,
+    tourney_nodes: tuple[StaffRouting, StaffRouting, TourneyStandIn],
+) -> None:
+    """Module docstring, for tournaments: carried on `<p>.staff.tournament.<id>` to the holder
+    of `tournament:<id>`, run by its actor for the same staff member (the audit row names dora,
+    director), answered with a's result; a's refusal (`no_change`) reaches b unchanged; a
+    runs its own tournament itself (not carried)."""
+    staff_a, staff_b, actor = tourney_nodes
+    args = TournamentChangeArgs("mtt-1", "")
+    paused = run(loop, ask(staff_b, "tournament_pause", args, Role.DIRECTOR, "dora"))
+    assert paused == {"audit_id": 1, "level": 3, "level_ms_left": 60_000, "paused": True}
+    assert actor.staff.paused
+    with pytest.raises(ProtocolError) as refused:
+        run(loop, ask(staff_b, "tournament_pause", args, Role.DIRECTOR, "dora"))
+    assert refused.value.code == "no_change"
+    resumed = run(loop, ask(staff_b, "tournament_resume", args, Role.DIRECTOR, "dora"))
+    assert resumed["audit_id"] == 2 and resumed["paused"] is False
+    assert actor.staff.audits == [
+        ("dora", "director", "tournament_pause", "mtt-1"),
+        ("dora", "director", "tournament_resume", "mtt-1"),
+    ]
+    assert ask(staff_a, "tournament_pause", args, Role.DIRECTOR, "dora") is None
+
+
+def test_a_forged_role_gets_no_more_than_the_account_has(
+    loop: asyncio.AbstractEventLoop,
+    tourney_nodes: tuple[StaffRouting, StaffRouting, TourneyStandIn],
+) -> None:
+    """A tournament command carried with a role above the account's: `forbidden` for sam
+    (floor, and a pause needs director), `staff_disabled` for dan; dora's claimed admin acts as
+    the director she is (her audit row's role)."""
+    _, staff_b, actor = tourney_nodes
+    args = TournamentChangeArgs("mtt-1", "")
+    for who, code in (("sam", "forbidden"), ("dan", "staff_disabled")):
+        with pytest.raises(ProtocolError) as refused:
+            run(loop, ask(staff_b, "tournament_pause", args, Role.ADMIN, who))
+        assert refused.value.code == code, who
+    assert actor.staff.audits == [] and not actor.staff.paused
+    run(loop, ask(staff_b, "tournament_pause", args, Role.ADMIN, "dora"))
+    assert actor.staff.audits == [("dora", "director", "tournament_pause", "mtt-1")]
+
+
+def test_a_tournament_nobody_runs_is_cluster_unavailable_and_a_stored_one_runs_here(
+    loop: asyncio.AbstractEventLoop,
+    tourney_nodes: tuple[StaffRouting, StaffRouting, TourneyStandIn],
+) -> None:
+    """mtt-2, stored running but served by no node: `cluster_unavailable`; a finished one
+    (no actor anywhere) and an unknown one run on b as on one node (`unknown_tournament`);
+    a carried command reaching a node that no longer runs the tournament (its lease lost
+    meanwhile) is `cluster_unavailable` there, not run; `tournament_show` nobody answers for is
+    b's view of the store."""
+    staff_a, staff_b, actor = tourney_nodes
+    with pytest.raises(ProtocolError) as refused:
+        run(
+            loop,
+            ask(
+                staff_b,
+                "tournament_pause",
+                TournamentChangeArgs("mtt-2", ""),
+                Role.DIRECTOR,
+                "dora",
+            ),
+        )
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+    for tid in ("old-1", "nope"):
+        with pytest.raises(ProtocolError) as refused:
+            run(
+                loop,
+                ask(
+                    staff_b,
+                    "tournament_pause",
+                    TournamentChangeArgs(tid, ""),
+                    Role.DIRECTOR,
+                    "dora",
+                ),
+            )
+        assert refused.value.code == errors.UNKNOWN_TOURNAMENT, tid
+    # `tournament_show` no node answers for is b's stored view (none stored here: unknown)
+    with pytest.raises(ProtocolError) as refused:
+        run(loop, ask(staff_b, "tournament_show", TournamentArgs("mtt-2"), Role.SUPPORT, "sue"))
+    assert refused.value.code == errors.UNKNOWN_TOURNAMENT
+    cast(Any, staff_a.room).tournaments.actors.clear()  # a lost the lease; still subscribed
+    with pytest.raises(ProtocolError) as refused:
+        run(
+            loop,
+            ask(
+                staff_b,
+                "tournament_pause",
+                TournamentChangeArgs("mtt-1", ""),
+                Role.DIRECTOR,
+                "dora",
+            ),
+        )
+    assert refused.value.code == errors.CLUSTER_UNAVAILABLE
+    assert actor.staff.audits == []
