@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.exc import IntegrityError
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from pokerroom.admin import errors as codes
 from pokerroom.admin import tournament_views as views
@@ -188,8 +190,17 @@ def tournament_create(ctx: Context, args: CreateArgs) -> Deferred[dict[str, Any]
         )
         config = replace(config, satellite=seats)
     actor = scheduler._actor(config)
-    scheduler.actors[tid] = actor
     audit = _audited(ctx, "tournament_create", tid, args.reason)
+    if scheduler.cluster:  # only its row: the node that takes `tournament:<id>` opens it
+        stored = actor.staff.open_by_staff(audit, here=False)
+        shown = {"tournament_id": tid, "starts_at_ms": args.starts_at_ms}
+
+        def taken(failure: Failure) -> dict[str, Any]:  # another node's row is there already
+            failure.trap(IntegrityError)
+            raise ProtocolError(codes.TOURNAMENT_EXISTS, f"tournament {tid} is open already")
+
+        return stored.addCallbacks(lambda _: {"audit_id": audit.audit_id, **shown}, taken)
+    scheduler.actors[tid] = actor
     written = actor.staff.open_by_staff(audit)
 
     def opened(_: object) -> dict[str, Any]:
@@ -343,6 +354,11 @@ def tournament_outage(ctx: Context, args: OutageArgs) -> Deferred[dict[str, Any]
         return ctx.read(views.decision_of, tid).addCallback(refund)
     if tid in scheduler.actors:
         raise ProtocolError(director_errors.NOT_ALLOWED, f"{tid} is open: nothing to resume")
+    if scheduler.cluster:  # the actor would run outside the `tournament:<id>` lease
+        raise ProtocolError(
+            director_errors.NOT_ALLOWED,
+            f"{tid}: a tournament cancelled for outage cannot be resumed on a cluster",
+        )
     d = ctx.change(
         "tournament_outage", tid, args.reason, views.resume_work, tid, ctx.staff, ctx.now_ms()
     )

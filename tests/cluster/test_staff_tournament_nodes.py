@@ -2,7 +2,8 @@
 docs/ADMIN.md): two `pokerroom serve --cluster --node` processes with the schedule and each its
 staff endpoint, one PostgreSQL and a nats-server of the test's own. The schedule's holder
 creates an MTT (registering); a director logged in on the endpoint of the node that does not
-run it delays it: the command is carried to the holder of `tournament:<id>` and run by its
+run it delays it (a tournament_create there writes the row only: one node, the lease's, runs
+it): the command is carried to the holder of `tournament:<id>` and run by its
 actor for that director (the audit row names them); the owner's refusal of a pause (`not_allowed`:
 not running) comes back unchanged, and `tournament_show` is the owner's view (in memory).
 """
@@ -78,6 +79,37 @@ def test_a_director_on_the_other_node_delays_the_mtt_its_owner_runs(tmp_path: Pa
                     sa.select(audit.c.staff, audit.c.action, audit.c.target).order_by(audit.c.id)
                 ).all()
             assert [tuple(r) for r in rows][-1:] == [("dora", "tournament_delay", tid)]
+
+            # tournament_create on a cluster writes the row only: the node that takes its lease
+            # opens it, so one actor at most runs it (never one outside the lease as well)
+            soon = round(time.time()) + 12
+            made = wire.ok(
+                "tournament_create", template="slow", starts_at_ms=soon * 1000, buy_in=100,
+                fee=10, name="staffmade", reason="extra",
+            )  # fmt: skip
+            new_tid = made["tournament_id"]
+            assert new_tid == f"staffmade-{soon}" and isinstance(made["audit_id"], int)
+            wait_for(lambda: lease(engine, f"tournament:{new_tid}") is not None, 30, "taken")
+            owner = lease(engine, f"tournament:{new_tid}")
+            again = wire.call(
+                "tournament_create", template="slow", starts_at_ms=soon * 1000, buy_in=100,
+                fee=10, name="staffmade", reason="twice",
+            )  # fmt: skip
+            assert again["code"] == "tournament_exists", again  # its row is there (any node's)
+            wait_for(lambda: time.time() > soon + 4, 30, "past its start")
+            ended = [  # no entrant: its one actor cancels it at the start (T-1)
+                name
+                for name in ("a", "b")
+                for line in (tmp_path / f"{name}.log").read_text().splitlines()
+                if new_tid in line and '"tournament_cancelled"' in line
+            ]
+            assert owner is not None and ended == [owner[0]], ended
+            # T-18's staff resume would build an actor outside the lease: refused on a cluster
+            resumed = wire.call(
+                "tournament_outage", tournament_id=new_tid, choice="resume", reason="x"
+            )
+            assert resumed["code"] == "not_allowed", resumed
+            assert "cannot be resumed on a cluster" in resumed["message"], resumed
         finally:
             for proc in procs:
                 stop(proc)

@@ -226,8 +226,9 @@ class StaffActions:
 
     # ------------------------------------------------------------------ start (T-1)
 
-    def open_by_staff(self, audit: Audit) -> Deferred[list[Any]]:
-        """A tournament staff created: its row with the audit row; the start is scheduled."""
+    def open_by_staff(self, audit: Audit, *, here: bool = True) -> Deferred[list[Any]]:
+        """A tournament staff created: its row with the audit row; the start is scheduled
+        (`here`), or left to the node that takes its lease (a cluster: never two actors)."""
         config = self.host.config
         record = store.TournamentRecord(
             id=self.host.tid,
@@ -242,7 +243,8 @@ class StaffActions:
             "template": record.template,
         }
         written = self._write([partial(insert_tournament, record=record)], audit(None, after))
-        self.host.schedule_start()
+        if here:
+            self.host.schedule_start()
         return written
 
     def delay(self, seconds: float, audit: Audit) -> Deferred[dict[str, Any]]:
