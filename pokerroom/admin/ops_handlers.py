@@ -14,7 +14,6 @@ before players can see the table.
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,6 +32,7 @@ from pokerroom.jobs.runs import recent_runs
 from pokerroom.protocol import errors
 from pokerroom.protocol import fields as f
 from pokerroom.protocol.errors import ProtocolError
+from pokerroom.table.deck_random import DeckRandom
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ def table_open(ctx: Context, args: TableOpenArgs) -> Deferred[dict[str, Any]]:
         clock=room.reactor,
         ledger=room.ledger,
         listener=room.hub,
-        rng=secrets.SystemRandom(),  # C-15
+        rng=DeckRandom(),  # C-15
         store=room.store,
         policies=room.policies,
     )

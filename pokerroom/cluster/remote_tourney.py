@@ -69,6 +69,9 @@ class RemoteTourneys:
         self.clock = clock
         self.watchers = watchers
         self.known: dict[str, TourneyLine] = {}
+        #: Each known line's summary, checked once as it came (a line that is not one is
+        #: dropped there, so one bad line cannot break every `tournament_list` here).
+        self.summaries: dict[str, TournamentSummary] = {}
         self.heard: dict[str, float] = {}
         #: Every tournament id a line named, or this node ran (kept when it moves here and on).
         self.seen: set[str] = set()
@@ -90,6 +93,7 @@ class RemoteTourneys:
         on, the next owner's; until its line comes the id is still known)."""
         self.seen.add(tournament_id)
         self.known.pop(tournament_id, None)
+        self.summaries.pop(tournament_id, None)
         self.heard.pop(tournament_id, None)
         prefix = tournament_id + "."
         self.audiences = {t: a for t, a in self.audiences.items() if not t.startswith(prefix)}
@@ -99,8 +103,19 @@ class RemoteTourneys:
         line = decode(data, TourneyLine)
         if line.node == self.node:
             return
+        try:
+            summary = _summary(line)
+        except (msgspec.ValidationError, TypeError, ValueError) as exc:
+            log.warning(
+                "tourney_line_refused",
+                owner=line.node,
+                tournament_id=line.tournament_id,
+                error=str(exc),
+            )
+            return
         before = self.known.get(line.tournament_id)
         self.known[line.tournament_id] = line
+        self.summaries[line.tournament_id] = summary
         self.seen.add(line.tournament_id)
         self.heard[line.tournament_id] = self.clock.seconds()
         prefix = line.tournament_id + "."
@@ -112,7 +127,7 @@ class RemoteTourneys:
         if line.open and (before is None or before.summary != line.summary):
             watchers = list(self.watchers())
             if watchers:
-                update = TournamentLobbyUpdate(tournament=_summary(line))
+                update = TournamentLobbyUpdate(tournament=summary)
                 self.hub.send_all(watchers, update)
 
     def _rewatch(self, before: TourneyLine, line: TourneyLine) -> None:
@@ -156,7 +171,9 @@ class RemoteTourneys:
     def lines(self) -> list[TournamentSummary]:
         """The lobby lines of the open tournaments other nodes run (fresh ones)."""
         found = [self._fresh(tid) for tid in sorted(self.known)]
-        return [_summary(line) for line in found if line is not None and line.open]
+        return [
+            self.summaries[line.tournament_id] for line in found if line is not None and line.open
+        ]
 
     def table(self, table_id: str) -> RemoteTourneyTable | None:
         """A table of a tournament another node runs, if its owner's line names it open."""

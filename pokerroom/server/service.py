@@ -23,7 +23,6 @@ takes no lease) takes the tables' leases and opens each table it takes
 from __future__ import annotations
 
 import gc
-import secrets
 from collections.abc import Generator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -242,7 +241,7 @@ class RoomService(MultiService):
             self.ledger,
             self.settings.tables,
             listener=self.hub,
-            rng=secrets.SystemRandom(),  # C-15
+            rng=DeckRandom(),  # C-15
             policies=self.policies,
             add=add,
             remove=self._remove_table,

@@ -7,6 +7,7 @@ import itertools
 import os
 import secrets
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,14 @@ def test_every_permutation_is_equally_likely() -> None:
 def test_the_rest_is_system_randoms() -> None:
     rng = DeckRandom()
     assert all(0 <= rng.randrange(6) < 6 for _ in range(100))
+
+
+def test_every_table_the_room_builds_shuffles_with_deck_random() -> None:
+    """C-15, one source: no part of the room that builds a poker table gives it a
+    `secrets.SystemRandom()` of its own (the room's tables, a cluster node's, staff's
+    `table_open`: DeckRandom; the casino's RNG-1 source is another rule's)."""
+    root = Path(__file__).resolve().parents[2] / "pokerroom"
+    builders = [path for path in root.rglob("*.py") if "TableActor(" in path.read_text()]
+    assert len(builders) >= 3  # the room (service), staff (admin ops), a cluster node (tables)
+    own = [str(p.relative_to(root)) for p in builders if "SystemRandom()" in p.read_text()]
+    assert own == []

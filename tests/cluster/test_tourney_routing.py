@@ -229,6 +229,15 @@ def test_a_refusal_reaches_the_other_node_with_the_owners_code_unchanged(
     net, a, b, c, tid = cluster
     b.hub.attach(Conn(), "ann", False)
     assert [t.tournament_id for t in ask(b, "ann", type="tournament_list").tournaments] == [tid]
+    tourneys = b.routing.tourneys
+    assert tourneys is not None
+    good = tourneys.known[tid]  # a forged line (or one of another version) is dropped as it
+    forged = msgspec.structs.replace(  # comes: every node's tournament_list still answers
+        good, node="z", tournament_id="forged", summary={**good.summary, "entries": "many"}
+    )
+    net.publish(b.routing.subjects.tourney_lobby, encode(forged))
+    assert "forged" not in tourneys.known
+    assert [t.tournament_id for t in ask(b, "ann", type="tournament_list").tournaments] == [tid]
     poor = refusal_of(room, ask(b, "ann", type="tournament_register", tournament_id=tid))
     here = refusal_of(room, ask(a, "ann", type="tournament_register", tournament_id=tid))
     assert poor == here and poor[0] == "insufficient_funds"
