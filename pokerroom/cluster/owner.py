@@ -25,6 +25,7 @@ from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
 from pokerroom.cluster.lobby_part import RoutedLobby
+from pokerroom.cluster.notices import ConnectionNotices
 from pokerroom.cluster.payloads import Command, LobbyLine, Private, Reply, TableEvent
 from pokerroom.cluster.subjects import Subjects
 from pokerroom.errors import CodedError
@@ -114,9 +115,8 @@ class TableServer:
         self.served: dict[str, Deferred[Subscription]] = {}
         self.seq: dict[str, int] = {}
         self.epochs: dict[str, int] = {}
-        #: (table, player) -> when the player last came back at the table, by the notice's
-        #: node clock: a drop notice older than that is stale (they came back elsewhere).
-        self.back_at: dict[tuple[str, str], float] = {}
+        #: Drop notices older than the player's comeback at the table are stale (C-14).
+        self.notices = ConnectionNotices(lambda player: self.hub.session_of(player) is not None)
         self._lines = LoopingCall(self.publish_lines)
         self._lines.clock = clock
 
@@ -151,14 +151,14 @@ class TableServer:
         """Stop answering for the table (the node lost or released its lease)."""
         d = self.served.pop(table_id, None)
         self.seq.pop(table_id, None)
-        self.back_at = {k: at for k, at in self.back_at.items() if k[0] != table_id}
+        self.notices.forget(table_id)
         if d is not None:
             d.addCallback(self.bus.unsubscribe).addErrback(lambda f: None)
 
     # -- commands ---------------------------------------------------------------------------------
     def _respond(self, table_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
-        if self._stale(table_id, cmd):
+        if self.notices.stale(table_id, cmd):
             log.info("stale_drop_notice", table_id=table_id, player_id=cmd.player)
             return succeed(encode(Reply(ok=True, result={}, audience=self._audience(table_id))))
         d = maybeDeferred(run_command, self.lobby, table_id, cmd)
@@ -173,17 +173,6 @@ class TableServer:
             return encode(refusal(failure.value, audience, table_id=table_id, op=cmd.op))
 
         return d.addCallbacks(done, refused)
-
-    def _stale(self, table_id: str, cmd: Command) -> bool:
-        """C-14 across nodes: a `disconnected` from the node the player left, arriving after
-        they came back here or (later by the clocks) on another node, changes nothing."""
-        key, at = (table_id, cmd.player), float(cmd.args.get("at", 0.0))
-        if cmd.op == "reconnected":
-            self.back_at[key] = max(at, self.back_at.get(key, at))
-            return False
-        if cmd.op != "disconnected":
-            return False
-        return self.hub.session_of(cmd.player) is not None or at < self.back_at.get(key, at)
 
     def _audience(self, table_id: str) -> list[str] | None:
         actor = self.lobby.tables.get(table_id)

@@ -316,8 +316,9 @@ class RemoteTourneyTable:
         return self._call("chat", player_id, text=text).addCallback(lambda _: Empty())
 
     def reconnected(self, player_id: str) -> Deferred[Any]:
-        """C-14: the owner sends the snapshot (and the action request) to the player."""
-        return self._call("reconnected", player_id)
+        """C-14: the owner sends the snapshot (and the action request) to the player; `at`,
+        by this node's clock, lets the owner tell an older drop notice stale."""
+        return self._call("reconnected", player_id, at=self.registry.clock.seconds())
 
     def disconnected(self, player_id: str) -> None:
         """C-14, T-12: the player dropped (told to the owner; nobody waits)."""
@@ -325,7 +326,7 @@ class RemoteTourneyTable:
         def failed(failure: Failure) -> None:
             log.warning("remote_notice_failed", table_id=self.table_id, error=str(failure.value))
 
-        self._call("disconnected", player_id).addErrback(failed)
+        self._call("disconnected", player_id, at=self.registry.clock.seconds()).addErrback(failed)
 
 
 def _then_snapshot(_: object, table: RemoteTourneyTable, player: str) -> Deferred[Any]:

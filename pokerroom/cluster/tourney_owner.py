@@ -32,6 +32,7 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from pokerroom.cluster.bus import Bus, decode, encode
+from pokerroom.cluster.notices import ConnectionNotices
 from pokerroom.cluster.owner import plain, refusal
 from pokerroom.cluster.payloads import Command, LinesAsked, Reply, TourneyLine
 from pokerroom.cluster.subjects import Subjects
@@ -164,6 +165,8 @@ class TourneyServer:
         self.served: dict[str, Deferred[Subscription]] = {}
         #: Players of other nodes heard from (a request, an action) and not told dropped since.
         self.elsewhere: set[str] = set()
+        #: Drop notices older than the player's comeback at the tournament are stale (C-14).
+        self.notices = ConnectionNotices(lambda player: self.hub.session_of(player) is not None)
         self._changed: set[str] = set()
         self._later: IDelayedCall | None = None
         self._ended: dict[str, IDelayedCall] = {}
@@ -218,6 +221,7 @@ class TourneyServer:
         """Stop answering for the tournament."""
         d = self.served.pop(tournament_id, None)
         self._changed.discard(tournament_id)
+        self.notices.forget(tournament_id)
         later = self._ended.pop(tournament_id, None)
         if later is not None and later.active():
             later.cancel()
@@ -233,8 +237,8 @@ class TourneyServer:
     def _respond(self, tournament_id: str, data: bytes) -> Deferred[bytes]:
         cmd = decode(data, Command)
         table_id = str(cmd.args.get("table", "")) if cmd.op in TABLE_OPS else ""
-        if cmd.op == "disconnected" and self.hub.session_of(cmd.player) is not None:
-            cmd = Command(op="noop", player=cmd.player)  # C-14: came back here since
+        if self.notices.stale(tournament_id, cmd):
+            cmd = Command(op="noop", player=cmd.player)  # C-14: came back since, here or not
         elif cmd.op == "disconnected":
             self.elsewhere.discard(cmd.player)
         else:

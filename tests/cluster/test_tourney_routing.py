@@ -26,7 +26,7 @@ import pytest
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 
 from pokerroom.cluster.bus import decode, encode, unavailable
-from pokerroom.cluster.payloads import Fanout, Private
+from pokerroom.cluster.payloads import Command, Fanout, Private
 from pokerroom.cluster.routing import ClusterRouting
 from pokerroom.cluster.tourney_owner import CHANGE_SECONDS, ENDED_SECONDS
 from pokerroom.errors import CodedError
@@ -382,3 +382,21 @@ def test_hole_cards_reach_their_holder_only_and_a_player_resumes_on_another_node
     room.clock.advance(ENDED_SECONDS)
     gone = refusal_of(room, ask(c, "cid", type="tournament_status_request", tournament_id=tid))
     assert gone[0] == "cluster_unavailable"
+
+
+def test_a_drop_notice_older_than_the_players_comeback_is_stale_at_the_owner(
+    cluster: tuple[Net, Node, Node, Node, str],
+) -> None:
+    """C-14, T-12 across nodes (as for cash tables: cluster/notices.py): a player who came back
+    through node B at 10 (by its clock) is not marked dropped by node C's notice of 5 that
+    arrives later; a drop after the comeback counts."""
+    net, a, _, _, tid = cluster
+    server = a.routing.tourney_server
+    assert server is not None
+    respond = net.responders[a.routing.subjects.tourney_cmd(tid)]
+    table = f"{tid}.1"
+    for op, at in (("reconnected", 10.0), ("disconnected", 5.0)):
+        respond(encode(Command(op=op, player="cat", args={"table": table, "at": at})))
+    assert server.connected("cat")  # the late, older drop changed nothing
+    respond(encode(Command(op="disconnected", player="cat", args={"table": table, "at": 11.0})))
+    assert not server.connected("cat")
