@@ -129,7 +129,13 @@ async def settle_phase(
     await defer.gatherResults([defer.ensureDeferred(table(t)) for t in range(tables)])
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
-    batches = service.batches - batches0
+    return figures(counts, latencies, elapsed, cpu, service.batches - batches0)
+
+
+def figures(
+    counts: dict[str, int], latencies: list[float], elapsed: float, cpu: float, batches: int
+) -> dict[str, Any]:
+    """A settle phase's rates, latencies, CPU (this process) and batches."""
     return {
         "settlements_per_s": round(counts["sent"] / elapsed, 1),
         "applied_per_s": round((counts["sent"] - counts["replayed"]) / elapsed, 1),
@@ -203,19 +209,8 @@ async def rate_phase(
     await defer.gatherResults(pending)
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu
-    batches = service.batches - batches0
-    return {
-        "offered_per_s": round(due / offered, 1),
-        "settlements_per_s": round(counts["sent"] / elapsed, 1),
-        "applied_per_s": round((counts["sent"] - counts["replayed"]) / elapsed, 1),
-        "replayed_fraction": round(counts["replayed"] / max(1, counts["sent"]), 3),
-        "failed": counts["failed"],
-        "p50_commit_ms": round(percentile(latencies, 0.50) * 1000, 2),
-        "p99_commit_ms": round(percentile(latencies, 0.99) * 1000, 2),
-        "cpu_us_per_settlement": round(cpu / max(1, counts["sent"]) * 1e6),
-        "batches": batches,
-        "mean_batch": round(counts["sent"] / max(1, batches), 1),
-    }
+    found = figures(counts, latencies, elapsed, cpu, service.batches - batches0)
+    return {"offered_per_s": round(due / offered, 1), **found}
 
 
 def baseline_phase(engine: Engine, tables: int, seconds: float) -> float:
