@@ -89,6 +89,8 @@ class Bus:
         connect_attempts: int = 3,
     ) -> None:
         self.servers = [servers] if isinstance(servers, str) else list(servers)
+        #: The servers as logs and errors show them (no login: `shown`).
+        self.shown_servers = [shown(url) for url in self.servers]
         self.name = name
         self.loop = loop
         self.reconnect_seconds = reconnect_seconds
@@ -156,11 +158,11 @@ class Bus:
         except (nats.errors.Error, OSError, TimeoutError) as exc:
             tries = self.connect_attempts + 1
             raise ConnectionError(
-                f"cannot reach NATS at {', '.join(map(shown, self.servers))} ({tries} tries):"
+                f"cannot reach NATS at {', '.join(self.shown_servers)} ({tries} tries):"
                 f" {_without_secrets(refusal[0] if refusal else str(exc), self.servers)}"
             ) from None
         self.nc.options["max_reconnect_attempts"] = -1  # once connected: reconnect for ever
-        self.log.info("nats_connected", servers=[shown(url) for url in self.servers])
+        self.log.info("nats_connected", servers=self.shown_servers)
 
     async def _first_connect(self, *callbacks: Callable[..., Awaitable[None]]) -> Client:
         disconnected, reconnected, error, closed = callbacks
