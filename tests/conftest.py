@@ -48,17 +48,3 @@ def _one_at_a_time_for_alone_tests(request: pytest.FixtureRequest) -> Iterator[N
         fcntl.flock(_RUNNING, fcntl.LOCK_UN)
         if alone:
             fcntl.flock(_INTENT, fcntl.LOCK_UN)
-
-
-#: Modules whose tests take minutes (a module fixture of ~2 min per database, a 2,000-entry
-#: tournament): handed out first, so that no worker is left alone with one at the end.
-FIRST = (
-    "tests/server/test_durable_crash.py",
-    "tests/server/test_settle_kills.py",
-    "tests/tournaments/test_protocol_play.py",
-)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The long modules first, the rest in their order (each worker collects the same)."""
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in FIRST)
