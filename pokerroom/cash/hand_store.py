@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import TypeVar
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from twisted.internet.defer import Deferred
-from twisted.python.failure import Failure
 
 import pokerroom.cash.histories as histories
 import pokerroom.cash.memory as memory
@@ -29,50 +28,14 @@ import pokerroom.cash.store as store
 from pokerroom.cash.histories import PHH
 from pokerroom.cash.memory import Admission, CashOut
 from pokerroom.cash.store import ChipsAdded, HistoryIn, Recovery, SeatRow
+from pokerroom.ledger.fenced import FencedStore
 from pokerroom.ledger.kinds import TransferKind
-from pokerroom.ledger.service import LedgerService
 
 T = TypeVar("T")
 
 
-class WriteFence(Protocol):
-    """The lease a table's writes are fenced by (pokerroom/cluster/fence.py provides it)."""
-
-    def engine(self, engine: Engine) -> Engine:
-        """`engine` whose write transactions begin with the lease check."""
-        ...
-
-    def check(self, conn: Connection) -> None:
-        """The lease check in a transaction already open."""
-        ...
-
-    def refused(self, error: BaseException | None) -> None:
-        """A fenced write failed with `error` (on the reactor thread)."""
-        ...
-
-
-class HandStore:
+class HandStore(FencedStore):
     """Hands rows, seats, rake shares and the C-4/C-8/C-10 memory of one room database."""
-
-    def __init__(self, ledger: LedgerService, fence: WriteFence | None = None) -> None:
-        self.ledger = ledger
-        self.fence = fence
-
-    def _write(self, work: Callable[..., T], /, *args: Any) -> Deferred[T]:
-        """`ledger.write(work, ...)`, on the fence's engine when there is one."""
-        fence = self.fence
-        if fence is None:
-            return self.ledger.write(work, *args)
-
-        def fenced(engine: Engine, *args: Any) -> T:
-            return work(fence.engine(engine), *args)
-
-        return self.ledger.write(fenced, *args).addErrback(self._refused)
-
-    def _refused(self, failure: Failure) -> Failure:
-        if self.fence is not None:
-            self.fence.refused(failure.value)
-        return failure
 
     def recover(self, table_id: str, currency: str) -> Deferred[Recovery]:
         """C-12: void interrupted hands, finish half-recorded settlements, reload seats."""
@@ -117,7 +80,7 @@ class HandStore:
             seats=list(seats),
         )
         fence = self.fence
-        d = self.ledger.commit_in_batch(work if fence is None else _checked(fence, work))
+        d = self.ledger.commit_in_batch(self._also(work))
         if fence is not None:
             d.addErrback(self._refused)
         return d.addCallback(_nothing)
@@ -153,7 +116,7 @@ class HandStore:
                 history,
             )
         fence = self.fence
-        mark = parts.mark if fence is None else _checked(fence, parts.mark)
+        mark = self._also(parts.mark)
         d = self.ledger.settle(
             key=parts.key,
             kind=TransferKind.HAND_SETTLEMENT,
@@ -217,13 +180,3 @@ class HandStore:
 
 def _nothing(_: object) -> None:
     return None
-
-
-def _checked(fence: WriteFence, work: Callable[[Connection], None]) -> Callable[[Connection], None]:
-    """`work` preceded by the lease check, in the same transaction (a batch's)."""
-
-    def both(conn: Connection) -> None:
-        fence.check(conn)
-        work(conn)
-
-    return both

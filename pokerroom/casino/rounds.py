@@ -15,74 +15,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection, Engine
 from twisted.internet.defer import Deferred
-from twisted.python.failure import Failure
 
 from pokerroom.casino import money, store
 from pokerroom.casino.store import HistoryRound, RoundRow, Voided
 from pokerroom.ledger.accounts import get_account
 from pokerroom.ledger.db import in_transaction
 from pokerroom.ledger.errors import UnknownAccount
+from pokerroom.ledger.fenced import FencedStore
 from pokerroom.ledger.kinds import AccountRef, TransferKind
-from pokerroom.ledger.service import LedgerService
 from pokerroom.ledger.transfers import Transfer
 
 T = TypeVar("T")
 
 
-class WriteFence(Protocol):
-    """The lease a table's writes are fenced by (pokerroom/cluster/fence.py's LeaseFence)."""
-
-    def engine(self, engine: Engine) -> Engine:
-        """`engine` whose write transactions begin with the lease check."""
-        ...
-
-    def check(self, conn: Connection) -> None:
-        """The lease check in a transaction already open."""
-        ...
-
-    def refused(self, error: BaseException | None) -> None:
-        """A fenced write failed with `error` (on the reactor thread)."""
-        ...
-
-
-class RoundStore:
+class RoundStore(FencedStore):
     """Rounds and bets of the casino tables of one room database (fenced in cluster mode)."""
-
-    def __init__(self, ledger: LedgerService, fence: WriteFence | None = None) -> None:
-        self.ledger = ledger
-        self.fence = fence
-
-    def _write(self, work: Callable[..., T], /, *args: Any) -> Deferred[T]:
-        """`ledger.write(work, ...)`, on the fence's engine when there is one."""
-        fence = self.fence
-        if fence is None:
-            return self.ledger.write(work, *args)
-
-        def fenced(engine: Engine, *args: Any) -> T:
-            return work(fence.engine(engine), *args)
-
-        return self.ledger.write(fenced, *args).addErrback(self._refused)
-
-    def _also(self, work: Callable[[Connection], None]) -> Callable[[Connection], None]:
-        """`work` of a group commit, preceded by the lease check in its transaction."""
-        fence = self.fence
-        if fence is None:
-            return work
-
-        def both(conn: Connection) -> None:
-            fence.check(conn)
-            work(conn)
-
-        return both
-
-    def _refused(self, failure: Failure) -> Failure:
-        if self.fence is not None:
-            self.fence.refused(failure.value)
-        return failure
 
     def recover(self, table_id: str, now_ms: int) -> Deferred[tuple[Voided, ...]]:
         """Void the table's rounds left open by a crash (K-7)."""

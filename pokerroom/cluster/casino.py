@@ -24,8 +24,9 @@ from twisted.internet.defer import Deferred
 from pokerroom.casino import events as ev
 from pokerroom.casino import table_config as tc
 from pokerroom.casino.actor import CasinoTable
-from pokerroom.casino.rounds import RoundStore, WriteFence
+from pokerroom.casino.rounds import RoundStore
 from pokerroom.casino.table_config import CasinoTableConfig
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 
 CASINO = "casino"

@@ -1,10 +1,11 @@
 """LeaseFence: what a table's store needs to fence its writes by the node's lease.
 
-Handed to `HandStore(ledger, fence=...)` (pokerroom/cash/hand_store.py, its `WriteFence`
-Protocol) by the node that took the table's lease at `epoch`. Every write transaction of the
-table begins with the fence (`leases.fenced`), a settlement in a batch runs it in the batch's
-transaction (`check`), and a write refused with `lease_lost` is reported to the node (`lost`),
-which stops the table (docs/design/cluster.md, "Fence").
+Handed to `HandStore(ledger, fence=...)` (pokerroom/cash/hand_store.py; its `WriteFence`
+Protocol is in pokerroom/ledger/fenced.py) by the node that took the table's lease at `epoch`.
+Every write transaction of the table begins with the fence (`leases.fenced`), a settlement
+in a batch runs it in the batch's transaction (`check`), and a write refused with
+`lease_lost` is reported to the node (`lost`), which stops the table
+(docs/design/cluster.md, "Fence").
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from twisted.internet.defer import Deferred, gatherResults, succeed
 
-from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster.node import ResourceHost
+from pokerroom.ledger.fenced import WriteFence
 
 
 class Hosts:

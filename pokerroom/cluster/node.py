@@ -34,9 +34,9 @@ from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 import pokerroom.cluster.leases as leases
-from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster.config import ClusterSettings
 from pokerroom.cluster.fence import LeaseFence
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 
 log = structlog.get_logger("pokerroom.cluster")

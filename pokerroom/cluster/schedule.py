@@ -22,8 +22,8 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
-from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster.leases import resource_of
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 from tournaments.actor.tickets import TicketOffice
 from tournaments.config import TournamentConfig

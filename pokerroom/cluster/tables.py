@@ -22,11 +22,12 @@ from twisted.internet.defer import Deferred, succeed
 from pokerroom.admin.table_handlers import CLOSED
 from pokerroom.cash.actor import Shuffler, TableActor
 from pokerroom.cash.config import CashTableConfig
-from pokerroom.cash.hand_store import HandStore, WriteFence
+from pokerroom.cash.hand_store import HandStore
 from pokerroom.cash.policies import RoomPolicies
 from pokerroom.cash.roster import IDLE
 from pokerroom.cash.store import Recovery
 from pokerroom.cluster.leases import TABLE, resource_of
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 from pokerroom.server.reactor import IRoomReactor
 from pokerroom.table.views import TableListener

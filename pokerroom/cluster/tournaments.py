@@ -32,8 +32,8 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.python.failure import Failure
 
-from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster.leases import TOURNAMENT, resource_of
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 from tournaments.actor.tournament import TournamentActor
 from tournaments.config import TournamentConfig

@@ -16,13 +16,13 @@ from sqlalchemy.engine import Engine
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.internet.task import Clock
 
-from pokerroom.cash.hand_store import WriteFence
 from pokerroom.cluster import leases
 from pokerroom.cluster.config import ClusterSettings
 from pokerroom.cluster.leases import LeaseLost
 from pokerroom.cluster.node import EXPIRY_SLACK, ClusterNode
 from pokerroom.ledger import make_engine
 from pokerroom.ledger.errors import ServiceUnavailable
+from pokerroom.ledger.fenced import WriteFence
 from pokerroom.ledger.service import LedgerService
 from tests.postgres import fresh_pg_schema
 from tests.serving import migrate
